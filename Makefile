@@ -1,0 +1,107 @@
+# HotKV build. `make` builds build/hotkv-server; `make run` and `make test`
+# also install what is missing (scripts/deps.sh).
+#
+#   make                      optimised build in build/
+#   make SANITIZER=address    ASan+UBSan build in build-address/
+#   make SANITIZER=thread     TSan build in build-thread/
+#   make run                  build and start the server on 127.0.0.1:6379
+#   make test                 unit tests, integration tests, and the ASan run
+#   make test-tsan            the integration tests against the TSan build
+#   make fuzz                 the RESP parser fuzzer for FUZZ_SECONDS
+#   make BUILD=dir ...        build somewhere else (parallel work trees)
+
+CC ?= cc
+SANITIZER ?=
+FUZZ_SECONDS ?= 60
+PYTHON ?= /usr/bin/python3
+
+ifeq ($(SANITIZER),)
+BUILD ?= build
+OPT := -O2
+ALLOC_DEFS := -DHK_MIMALLOC
+ALLOC_LIBS := -lmimalloc
+else
+BUILD ?= build-$(SANITIZER)
+CC := clang
+OPT := -O1 -fno-omit-frame-pointer
+ALLOC_DEFS :=
+ALLOC_LIBS :=
+ifeq ($(SANITIZER),address)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+else
+SANFLAGS := -fsanitize=$(SANITIZER)
+endif
+endif
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ifdef CI
+WARN += -Werror
+endif
+CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -pthread -D_GNU_SOURCE $(ALLOC_DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
+LIBS := $(ALLOC_LIBS) -lm
+
+CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c)
+SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c)
+CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz clean format
+
+all: $(BUILD)/hotkv-server $(UNIT_BIN)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/hotkv-server: $(CORE_OBJ) $(SERVER_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(SERVER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -DHK_UNIT_TEST -o $@ $< $(CORE_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ)) $(LDFLAGS) $(LIBS)
+
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d)
+
+deps:
+	@scripts/deps.sh build
+
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/hotkv-server
+	./$(BUILD)/hotkv-server --bind 127.0.0.1 --port 6379
+
+test-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+test-integration: $(BUILD)/hotkv-server
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server-bin=$(BUILD)/hotkv-server
+
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory SANITIZER=address all
+	@$(MAKE) --no-print-directory SANITIZER=address test-unit
+	@$(MAKE) --no-print-directory SANITIZER=address test-integration
+
+test-tsan:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory SANITIZER=thread all
+	@$(MAKE) --no-print-directory SANITIZER=thread test-integration
+
+fuzz:
+	@scripts/deps.sh test
+	@mkdir -p build-fuzz
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -o build-fuzz/fuzz_resp \
+		fuzz/fuzz_resp.c src/proto/resp.c src/core/alloc.c src/core/util.c
+	mkdir -p build-fuzz/corpus && cp -n fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
+	./build-fuzz/fuzz_resp -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus
+
+format:
+	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')
+
+clean:
+	rm -rf build build-address build-thread build-fuzz

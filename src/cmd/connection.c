@@ -1,0 +1,148 @@
+/* connection.c - PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. */
+#include "../core/alloc.h"
+#include "../server/config.h"
+#include "../server/creply.h"
+#include "../server/server.h"
+#include "cmds.h"
+#include "cmdutil.h"
+
+#include <string.h>
+
+void cmd_ping(struct client *c) {
+    if (c->argc > 2) {
+        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->fullname);
+        return;
+    }
+    if (c->argc == 2) reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
+    else reply_simple(c, "PONG");
+}
+
+void cmd_echo(struct client *c) { reply_bulk(c, c->argv[1].ptr, c->argv[1].len); }
+
+void cmd_quit(struct client *c) {
+    reply_ok(c);
+    client_set_close_after_reply(c);
+}
+
+void cmd_select(struct client *c) {
+    long long id;
+    if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &id)) {
+        reply_error(c, ERR_NOT_INT);
+        return;
+    }
+    if (id < 0 || id >= ks.ndb) {
+        reply_error(c, ERR_DB_INDEX);
+        return;
+    }
+    c->db = (int)id;
+    reply_ok(c);
+}
+
+/* Check "default"/password; 1 when the client may proceed. Replies on error. */
+static int try_auth(struct client *c, const hk_slice *user, const hk_slice *pass) {
+    if (!atomic_load(&cfg.requirepass_set) && (!user || hk_eqi(user->ptr, user->len, "default"))) {
+        if (!user) {
+            reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
+                           "Are you sure your configuration is correct?");
+            return 0;
+        }
+        /* "nopass" default user: any password is accepted. */
+        c->flags |= CLIENT_AUTHENTICATED;
+        return 1;
+    }
+    if ((user && !(user->len == 7 && memcmp(user->ptr, "default", 7) == 0)) || !cfg_check_password(pass->ptr, pass->len)) {
+        reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+        return 0;
+    }
+    c->flags |= CLIENT_AUTHENTICATED;
+    return 1;
+}
+
+void cmd_auth(struct client *c) {
+    if (c->argc > 3) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    const hk_slice *user = c->argc == 3 ? &c->argv[1] : NULL;
+    const hk_slice *pass = &c->argv[c->argc - 1];
+    if (try_auth(c, user, pass)) reply_ok(c);
+}
+
+int client_name_valid(const char *p, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (p[i] < '!' || p[i] > '~') return 0;
+    return 1;
+}
+
+void cmd_hello(struct client *c) {
+    long long ver = 0;
+    int next = 1;
+    if (c->argc >= 2) {
+        if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &ver)) {
+            reply_error(c, "ERR Protocol version is not an integer or out of range");
+            return;
+        }
+        next = 2;
+        if (ver < 2 || ver > 3) {
+            reply_error(c, "NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    const hk_slice *user = NULL, *pass = NULL, *name = NULL;
+    for (int j = next; j < c->argc; j++) {
+        int more = c->argc - j - 1;
+        if (arg_is(&c->argv[j], "AUTH") && more >= 2) {
+            user = &c->argv[j + 1];
+            pass = &c->argv[j + 2];
+            j += 2;
+        } else if (arg_is(&c->argv[j], "SETNAME") && more >= 1) {
+            name = &c->argv[j + 1];
+            if (!client_name_valid(name->ptr, name->len)) {
+                reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+                return;
+            }
+            j += 1;
+        } else {
+            reply_errorf(c, "ERR Syntax error in HELLO option '%.*s'", (int)c->argv[j].len, c->argv[j].ptr);
+            return;
+        }
+    }
+    if (user && !try_auth(c, user, pass)) return;
+    if (!(c->flags & CLIENT_AUTHENTICATED)) {
+        reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+                       "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+                       "RESP protocol version at the same time");
+        return;
+    }
+    if (name) {
+        hk_free(c->name);
+        c->name = name->len ? hk_strndup(name->ptr, name->len) : NULL;
+    }
+    if (ver) c->resp = (int)ver;
+    reply_map(c, 7);
+    reply_bulk_cstr(c, "server");
+    reply_bulk_cstr(c, "redis");
+    reply_bulk_cstr(c, "version");
+    reply_bulk_cstr(c, HK_REDIS_COMPAT_VERSION);
+    reply_bulk_cstr(c, "proto");
+    reply_int(c, c->resp);
+    reply_bulk_cstr(c, "id");
+    reply_int(c, (long long)c->id);
+    reply_bulk_cstr(c, "mode");
+    reply_bulk_cstr(c, "standalone");
+    reply_bulk_cstr(c, "role");
+    reply_bulk_cstr(c, "master");
+    reply_bulk_cstr(c, "modules");
+    reply_array(c, 0);
+}
+
+void cmd_reset(struct client *c) {
+    c->resp = 2;
+    c->db = 0;
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    hk_free(c->name);
+    c->name = NULL;
+    if (atomic_load(&cfg.requirepass_set)) c->flags &= ~CLIENT_AUTHENTICATED;
+    else c->flags |= CLIENT_AUTHENTICATED;
+    reply_simple(c, "RESET");
+}

@@ -1,0 +1,31 @@
+/* alloc.h - the one allocator wrapper of HotKV, with accounting.
+ *
+ * Every byte the server keeps goes through hk_malloc/hk_free so that
+ * INFO memory and (later) maxmemory see it. Accounting uses the allocator's
+ * usable size and per-thread counters that are summed on read, so the hot
+ * path never touches a shared cache line. This file knows nothing of the
+ * server. */
+#ifndef HK_ALLOC_H
+#define HK_ALLOC_H
+
+#include <stddef.h>
+
+void *hk_malloc(size_t size);
+void *hk_calloc(size_t n, size_t size);
+void *hk_realloc(void *ptr, size_t size);
+void hk_free(void *ptr);
+char *hk_strdup(const char *s);
+char *hk_strndup(const char *s, size_t n);
+size_t hk_usable_size(void *ptr);
+
+/* Bytes currently allocated through this wrapper, summed over all threads. */
+size_t hk_used_memory(void);
+/* Bytes the allocator holds from the OS (resident estimate) and peak. */
+size_t hk_rss_bytes(void);
+const char *hk_allocator_name(void);
+
+/* Give the calling thread its own accounting slot. Threads that never call
+ * this share slot 0 (with atomic updates). Returns the slot index. */
+int hk_alloc_thread_init(void);
+
+#endif

@@ -1,0 +1,54 @@
+/* util.h - small string and number helpers shared by every layer.
+ *
+ * Number parsing here is strict in the way Redis clients rely on: no
+ * leading or trailing spaces, no '+', no leading zeros, overflow rejected.
+ * Nothing here allocates except where stated. */
+#ifndef HK_UTIL_H
+#define HK_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HK_LONG_STR_SIZE 21
+
+/* Parse a whole buffer as a signed 64-bit integer. Returns 1 on success. */
+int hk_str2ll(const char *s, size_t len, long long *out);
+/* Same, for unsigned 64-bit values. */
+int hk_str2ull(const char *s, size_t len, unsigned long long *out);
+/* Parse a double the way Redis does: strtod over the whole buffer, no
+ * spaces, NaN rejected; "inf"/"-inf" accepted. Returns 1 on success. */
+int hk_str2d(const char *s, size_t len, double *out);
+/* Parse a long double (INCRBYFLOAT); NaN and infinities rejected. */
+int hk_str2ld(const char *s, size_t len, long double *out);
+
+/* Write v in decimal into buf (at least HK_LONG_STR_SIZE bytes), return length. */
+int hk_ll2str(char *buf, long long v);
+int hk_ull2str(char *buf, unsigned long long v);
+/* Number of decimal digits of v (for reply headers). */
+int hk_digits10(unsigned long long v);
+
+/* Shortest decimal form of d that reads back as d; "inf", "-inf", "nan". */
+int hk_d2str(char *buf, size_t size, double d);
+/* Human form of a long double for INCRBYFLOAT: fixed notation, 17 digits,
+ * trailing zeros removed. */
+int hk_ld2str(char *buf, size_t size, long double d);
+
+/* Glob match as KEYS/SCAN MATCH do: * ? [set] [^set] [a-z] and \ escapes. */
+int hk_globmatch(const char *pat, size_t plen, const char *str, size_t slen, int nocase);
+
+/* Case-insensitive compare of a buffer against a NUL-terminated word. */
+int hk_eqi(const char *s, size_t len, const char *word);
+
+/* Monotonic and wall clocks. */
+long long hk_mstime(void);
+long long hk_ustime(void);
+long long hk_monotonic_us(void);
+
+/* Fill buf with n random bytes from the kernel. */
+void hk_random_bytes(void *buf, size_t n);
+/* Random hex id of len characters (plus NUL) into buf. */
+void hk_random_hex(char *buf, size_t len);
+/* Per-thread xorshift generator. */
+uint64_t hk_rand64(void);
+
+#endif

@@ -1,0 +1,130 @@
+/* commands.c - the command table, built from src/cmd/commands.def.
+ *
+ * The .def files are the only place a command is described. This file
+ * turns them into the runtime table: subcommands linked to their
+ * containers, ids for the statistics arrays, "parent|child" full names,
+ * ACL categories implied by flags (as Redis derives them), and a
+ * case-insensitive name index. */
+#include "../cmd/cmds.h"
+#include "../core/alloc.h"
+#include "../core/hash.h"
+#include "server.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct command top[] = {
+#define CMD(n, p, ar, fl, f, l, s, gk, acl_, grp, since_, cx, sum)                                                \
+    {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .getkeys = gk, .acl = acl_, \
+     .group = grp, .since = since_, .complexity = cx, .summary = sum},
+#define CONTAINER(n, ar, fl, acl_, grp, since_, sum)                                                              \
+    {.name = n, .arity = ar, .flags = fl, .acl = acl_, .group = grp, .since = since_, .summary = sum},
+#define SUB(...)
+#include "../cmd/commands.def"
+#undef CMD
+#undef CONTAINER
+#undef SUB
+};
+
+struct subdef {
+    const char *parent;
+    struct command cmd;
+};
+
+static struct subdef subs[] = {
+#define CMD(...)
+#define CONTAINER(...)
+#define SUB(par, n, p, ar, fl, f, l, s, gk, acl_, since_, cx, sum)                                                \
+    {par,                                                                                                         \
+     {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .getkeys = gk, .acl = acl_, \
+      .since = since_, .complexity = cx, .summary = sum}},
+#include "../cmd/commands.def"
+#undef CMD
+#undef CONTAINER
+#undef SUB
+};
+
+#define NTOP (sizeof(top) / sizeof(top[0]))
+#define NSUBS (sizeof(subs) / sizeof(subs[0]))
+#define INDEX_SIZE 1024
+
+static struct command *index_tab[INDEX_SIZE];
+static struct command *by_id[NTOP + NSUBS];
+
+static uint64_t derive_acl(const struct command *c) {
+    uint64_t a = c->acl;
+    if (c->flags & CMD_WRITE) a |= ACL_WRITE;
+    if (c->flags & CMD_READONLY) a |= ACL_READ;
+    if (c->flags & CMD_ADMIN) a |= ACL_ADMIN | ACL_DANGEROUS;
+    if (c->flags & CMD_PUBSUB) a |= ACL_PUBSUB;
+    if (c->flags & CMD_FAST) a |= ACL_FAST;
+    if (c->flags & CMD_BLOCKING) a |= ACL_BLOCKING;
+    if (!(a & ACL_FAST)) a |= ACL_SLOW;
+    return a;
+}
+
+static unsigned name_slot(const char *lower, size_t len) { return (unsigned)(hk_hash(lower, len) & (INDEX_SIZE - 1)); }
+
+void commands_init(void) {
+    int id = 0;
+    for (size_t i = 0; i < NTOP; i++) {
+        struct command *c = &top[i];
+        c->id = id;
+        by_id[id++] = c;
+        snprintf(c->fullname, sizeof(c->fullname), "%s", c->name);
+        if (c->proc) c->acl = derive_acl(c);
+        unsigned s = name_slot(c->name, strlen(c->name));
+        while (index_tab[s]) s = (s + 1) & (INDEX_SIZE - 1);
+        index_tab[s] = c;
+    }
+    size_t nsubs = NSUBS;
+    for (size_t i = 0; i < nsubs; i++) {
+        struct command *sc = &subs[i].cmd;
+        struct command *p = NULL;
+        for (size_t j = 0; j < NTOP; j++)
+            if (!strcmp(top[j].name, subs[i].parent)) p = &top[j];
+        if (!p) {
+            fprintf(stderr, "command table: subcommand %s has no parent %s\n", sc->name, subs[i].parent);
+            continue;
+        }
+        sc->parent = p;
+        sc->group = p->group;
+        sc->acl = derive_acl(sc);
+        sc->id = id;
+        by_id[id++] = sc;
+        snprintf(sc->fullname, sizeof(sc->fullname), "%s|%s", p->name, sc->name);
+        p->subs = hk_realloc(p->subs, (size_t)(p->nsubs + 1) * sizeof(*p->subs));
+        p->subs[p->nsubs++] = sc;
+    }
+}
+
+int commands_count(void) { return (int)NTOP; }
+int commands_total(void) { return (int)(NTOP + NSUBS); }
+struct command *command_by_id(int id) { return (id >= 0 && id < commands_total()) ? by_id[id] : NULL; }
+
+static int lower_into(char *buf, size_t size, const char *name, size_t len) {
+    if (len >= size) return 0;
+    for (size_t i = 0; i < len; i++) buf[i] = (char)tolower((unsigned char)name[i]);
+    buf[len] = '\0';
+    return 1;
+}
+
+struct command *cmd_lookup(const char *name, size_t len) {
+    char buf[64];
+    if (!lower_into(buf, sizeof(buf), name, len)) return NULL;
+    unsigned s = name_slot(buf, len);
+    while (index_tab[s]) {
+        if (!strcmp(index_tab[s]->name, buf)) return index_tab[s];
+        s = (s + 1) & (INDEX_SIZE - 1);
+    }
+    return NULL;
+}
+
+struct command *cmd_lookup_sub(struct command *parent, const char *name, size_t len) {
+    char buf[64];
+    if (!lower_into(buf, sizeof(buf), name, len)) return NULL;
+    for (int i = 0; i < parent->nsubs; i++)
+        if (!strcmp(parent->subs[i]->name, buf)) return parent->subs[i];
+    return NULL;
+}

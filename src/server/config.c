@@ -1,0 +1,554 @@
+/* config.c - the configuration table and its parsers.
+ *
+ * Each row names a setting, its type, bounds, default and mutability. The
+ * same rows parse redis.conf-style files, "--name value" command-line
+ * options, CONFIG SET and CONFIG GET, and CONFIG REWRITE writes them back.
+ * Defaults follow Redis where Redis has the setting. */
+#include "config.h"
+
+#include "../core/alloc.h"
+#include "../core/util.h"
+#include "../proto/resp.h"
+#include "configtab.h"
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct server_config cfg;
+pthread_rwlock_t cfg_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+static const struct cfg_enum loglevel_enum[] = {
+    {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
+static const struct cfg_enum no_only_enum[] = {{"no", 0}, {NULL, 0}};
+
+static int set_obl(const char *value, char *err, size_t errsize);
+static void get_obl(char *buf, size_t size);
+static int check_save(const char *value, char *err, size_t errsize);
+static int apply_requirepass(void);
+
+#define INT(n, field, lo, hi, d, fl) {n, NULL, CFG_INT, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
+#define MEM(n, field, lo, hi, d, fl) {n, NULL, CFG_MEM, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
+#define BOOL(n, field, d, fl) {n, NULL, CFG_BOOL, fl, &cfg.field, NULL, 0, 1, d, NULL, NULL, NULL, NULL, NULL}
+#define ENUM(n, field, e, d, fl) {n, NULL, CFG_ENUM, fl, &cfg.field, NULL, 0, 0, d, e, NULL, NULL, NULL, NULL}
+#define STR(n, field, d, fl, ap) {n, NULL, CFG_STRING, fl, NULL, &cfg.field, 0, 0, d, NULL, NULL, NULL, NULL, ap}
+
+const struct cfg_entry cfg_table[] = {
+    STR("bind", bind, "* -::*", CFG_IMMUTABLE | CFG_MULTI_ARG, NULL),
+    INT("port", port, 0, 65535, "6379", CFG_IMMUTABLE),
+    STR("unixsocket", unixsocket, "", CFG_IMMUTABLE, NULL),
+    {"unixsocketperm", NULL, CFG_OCTAL, CFG_IMMUTABLE, &cfg.unixsocketperm, NULL, 0, 0777, "0", NULL, NULL, NULL, NULL,
+     NULL},
+    INT("tcp-backlog", tcp_backlog, 0, INT_MAX, "511", CFG_IMMUTABLE),
+    INT("timeout", timeout, 0, INT_MAX, "0", 0),
+    INT("tcp-keepalive", tcp_keepalive, 0, INT_MAX, "300", 0),
+    INT("maxclients", maxclients, 1, INT_MAX, "10000", 0),
+    INT("databases", databases, 1, INT_MAX, "16", CFG_IMMUTABLE),
+    INT("hz", hz, 1, 500, "10", 0),
+    INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
+    MEM("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, LLONG_MAX, "512mb", 0),
+    MEM("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, LLONG_MAX, "1gb", 0),
+    ENUM("loglevel", loglevel, loglevel_enum, "notice", 0),
+    STR("logfile", logfile, "", CFG_IMMUTABLE, NULL),
+    STR("requirepass", requirepass, "", CFG_SENSITIVE, apply_requirepass),
+    BOOL("protected-mode", protected_mode, "yes", 0),
+    INT("threads", threads, 0, HK_MAX_THREADS, "0", CFG_IMMUTABLE),
+    INT("shards", shards, 1, 65536, "1024", CFG_IMMUTABLE),
+    STR("pidfile", pidfile, "", CFG_IMMUTABLE, NULL),
+    STR("dir", dir, "", CFG_IMMUTABLE, NULL),
+    ENUM("daemonize", daemonize, no_only_enum, "no", CFG_IMMUTABLE),
+    ENUM("appendonly", appendonly, no_only_enum, "no", 0),
+    {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
+    {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
+     "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
+    {NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+const struct cfg_entry *cfg_find(const char *name, size_t len) {
+    for (const struct cfg_entry *e = cfg_table; e->name; e++)
+        if (hk_eqi(name, len, e->name) || (e->alias && hk_eqi(name, len, e->alias))) return e;
+    return NULL;
+}
+
+/* Parse "1gb", "100k", "512mb", "123" (Redis's memtoll units). */
+int cfg_parse_memory(const char *s, long long *out) {
+    size_t len = strlen(s), i = 0;
+    while (i < len && (isdigit((unsigned char)s[i]) || (i == 0 && s[i] == '-'))) i++;
+    long long mul = 1;
+    const char *u = s + i;
+    if (!*u || !strcasecmp(u, "b")) mul = 1;
+    else if (!strcasecmp(u, "k")) mul = 1000;
+    else if (!strcasecmp(u, "kb")) mul = 1024;
+    else if (!strcasecmp(u, "m")) mul = 1000LL * 1000;
+    else if (!strcasecmp(u, "mb")) mul = 1024LL * 1024;
+    else if (!strcasecmp(u, "g")) mul = 1000LL * 1000 * 1000;
+    else if (!strcasecmp(u, "gb")) mul = 1024LL * 1024 * 1024;
+    else return 0;
+    long long v;
+    if (!hk_str2ll(s, i, &v)) return 0;
+    if (v != 0 && (v > LLONG_MAX / mul || v < LLONG_MIN / mul)) return 0;
+    *out = v * mul;
+    return 1;
+}
+
+static int apply_requirepass(void) {
+    atomic_store(&cfg.requirepass_set, cfg.requirepass && cfg.requirepass[0] != '\0');
+    return 1;
+}
+
+static int check_save(const char *value, char *err, size_t errsize) {
+    /* No persistence yet: only an empty save schedule is truthful. */
+    if (value[0] != '\0') {
+        snprintf(err, errsize, "RDB snapshots are not supported yet; only save \"\" is accepted");
+        return 0;
+    }
+    return 1;
+}
+
+static int set_obl(const char *value, char *err, size_t errsize) {
+    char *copy = hk_strdup(value);
+    char *words[64];
+    int n = 0;
+    for (char *tok = strtok(copy, " \t"); tok && n < 64; tok = strtok(NULL, " \t")) words[n++] = tok;
+    long long vals[3][3];
+    int seen[3] = {0, 0, 0};
+    int ok = (n % 4 == 0 && n > 0);
+    for (int i = 0; ok && i < n; i += 4) {
+        int cls;
+        if (!strcasecmp(words[i], "normal")) cls = OBL_NORMAL;
+        else if (!strcasecmp(words[i], "slave") || !strcasecmp(words[i], "replica")) cls = OBL_REPLICA;
+        else if (!strcasecmp(words[i], "pubsub")) cls = OBL_PUBSUB;
+        else {
+            ok = 0;
+            break;
+        }
+        long long h, s, secs;
+        if (!cfg_parse_memory(words[i + 1], &h) || !cfg_parse_memory(words[i + 2], &s) ||
+            !hk_str2ll(words[i + 3], strlen(words[i + 3]), &secs) || h < 0 || s < 0 || secs < 0) {
+            ok = 0;
+            break;
+        }
+        vals[cls][0] = h;
+        vals[cls][1] = s;
+        vals[cls][2] = secs;
+        seen[cls] = 1;
+    }
+    hk_free(copy);
+    if (!ok) {
+        snprintf(err, errsize, "Wrong number of arguments in buffer limit configuration.");
+        return 0;
+    }
+    for (int c = 0; c < 3; c++)
+        if (seen[c])
+            for (int k = 0; k < 3; k++) atomic_store(&cfg.obl[c][k], vals[c][k]);
+    return 1;
+}
+
+static void get_obl(char *buf, size_t size) {
+    static const char *names[3] = {"normal", "slave", "pubsub"};
+    size_t off = 0;
+    for (int c = 0; c < 3; c++)
+        off += (size_t)snprintf(buf + off, size - off, "%s%s %lld %lld %lld", c ? " " : "", names[c],
+                                atomic_load(&cfg.obl[c][0]), atomic_load(&cfg.obl[c][1]), atomic_load(&cfg.obl[c][2]));
+}
+
+int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errsize) {
+    long long v;
+    switch (e->type) {
+    case CFG_BOOL:
+        if (!strcasecmp(value, "yes")) v = 1;
+        else if (!strcasecmp(value, "no")) v = 0;
+        else {
+            snprintf(err, errsize, "argument must be 'yes' or 'no'");
+            return 0;
+        }
+        atomic_store(e->ival, v);
+        return 1;
+    case CFG_INT:
+    case CFG_MEM:
+    case CFG_OCTAL: {
+        int ok;
+        if (e->type == CFG_MEM) ok = cfg_parse_memory(value, &v);
+        else if (e->type == CFG_OCTAL) {
+            char *end;
+            errno = 0;
+            v = strtoll(value, &end, 8);
+            ok = *value && !*end && !errno;
+        } else ok = hk_str2ll(value, strlen(value), &v);
+        if (!ok) {
+            snprintf(err, errsize, "argument couldn't be parsed into an integer");
+            return 0;
+        }
+        if (v < e->min || v > e->max) {
+            snprintf(err, errsize, "argument must be between %lld and %lld inclusive", e->min, e->max);
+            return 0;
+        }
+        atomic_store(e->ival, v);
+        return 1;
+    }
+    case CFG_ENUM:
+        for (const struct cfg_enum *en = e->enums; en->name; en++) {
+            if (!strcasecmp(value, en->name)) {
+                atomic_store(e->ival, en->value);
+                return 1;
+            }
+        }
+        {
+            size_t off = (size_t)snprintf(err, errsize, "argument(s) must be one of the following:");
+            for (const struct cfg_enum *en = e->enums; en->name && off < errsize; en++)
+                off += (size_t)snprintf(err + off, errsize - off, " %s", en->name);
+        }
+        return 0;
+    case CFG_STRING: {
+        if (e->check && !e->check(value, err, errsize)) return 0;
+        pthread_rwlock_wrlock(&cfg_lock);
+        char *old = *e->sval;
+        *e->sval = hk_strdup(value);
+        pthread_rwlock_unlock(&cfg_lock);
+        hk_free(old);
+        if (e->apply) e->apply();
+        return 1;
+    }
+    case CFG_SPECIAL:
+        return e->check(value, err, errsize);
+    }
+    return 0;
+}
+
+void cfg_get(const struct cfg_entry *e, char *buf, size_t size) {
+    switch (e->type) {
+    case CFG_BOOL: snprintf(buf, size, "%s", atomic_load(e->ival) ? "yes" : "no"); return;
+    case CFG_INT:
+    case CFG_MEM: snprintf(buf, size, "%lld", atomic_load(e->ival)); return;
+    case CFG_OCTAL: snprintf(buf, size, "%llo", (unsigned long long)atomic_load(e->ival)); return;
+    case CFG_ENUM: {
+        long long v = atomic_load(e->ival);
+        for (const struct cfg_enum *en = e->enums; en->name; en++)
+            if (en->value == v) {
+                snprintf(buf, size, "%s", en->name);
+                return;
+            }
+        buf[0] = '\0';
+        return;
+    }
+    case CFG_STRING:
+        pthread_rwlock_rdlock(&cfg_lock);
+        snprintf(buf, size, "%s", *e->sval ? *e->sval : "");
+        pthread_rwlock_unlock(&cfg_lock);
+        return;
+    case CFG_SPECIAL: e->get(buf, size); return;
+    }
+}
+
+char *cfg_get_string(char **field) {
+    pthread_rwlock_rdlock(&cfg_lock);
+    char *s = hk_strdup(*field ? *field : "");
+    pthread_rwlock_unlock(&cfg_lock);
+    return s;
+}
+
+int cfg_check_password(const char *p, size_t len) {
+    pthread_rwlock_rdlock(&cfg_lock);
+    const char *pw = cfg.requirepass ? cfg.requirepass : "";
+    size_t pl = strlen(pw);
+    /* Compare every byte of the longer input so time does not leak length
+     * of the common prefix. */
+    size_t n = pl > len ? pl : len;
+    unsigned char diff = (unsigned char)(pl != len);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char a = i < pl ? (unsigned char)pw[i] : 0, b = i < len ? (unsigned char)p[i] : 0;
+        diff |= a ^ b;
+    }
+    pthread_rwlock_unlock(&cfg_lock);
+    return diff == 0;
+}
+
+/* ---- loading ----------------------------------------------------------- */
+
+struct argcollect {
+    char *base;
+    char *argv[256];
+    int argc;
+};
+
+static void collect(void *ctx, size_t off, size_t len) {
+    struct argcollect *a = ctx;
+    if (a->argc < 256) a->argv[a->argc++] = hk_strndup(a->base + off, len);
+}
+
+static void fatal_config(const char *source, int line, const char *text, const char *msg) {
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (HotKV %s) ***\n", HOTKV_VERSION);
+    if (line > 0) fprintf(stderr, "Reading the configuration file %s, at line %d\n", source, line);
+    else fprintf(stderr, "Reading the configuration from %s\n", source);
+    fprintf(stderr, ">>> '%s'\n%s\n", text, msg);
+    exit(1);
+}
+
+/* Apply one line of configuration text. */
+static void apply_line(const char *source, int lineno, const char *line, int depth);
+struct argcollect;
+static void apply_args(const char *source, int lineno, const char *line, int depth, struct argcollect *a);
+
+static void load_text(const char *source, char *text, int depth) {
+    int lineno = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        apply_line(source, lineno, line, depth);
+    }
+}
+
+static void load_file(const char *path, int depth) {
+    if (depth > 8) fatal_config(path, 0, "include", "Too many nested includes");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "Fatal error, can't open config file '%s': %s\n", path, strerror(errno));
+        exit(1);
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            buf = hk_realloc(buf, cap);
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!buf) return;
+    buf[len] = '\0';
+    /* Count lines ourselves so error messages point at the right one
+     * (strtok would skip empty lines). */
+    int lineno = 0;
+    char *p = buf;
+    while (p && *p) {
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = '\0';
+        lineno++;
+        apply_line(path, lineno, p, depth);
+        p = nl ? nl + 1 : NULL;
+    }
+    hk_free(buf);
+}
+
+static void apply_line(const char *source, int lineno, const char *line, int depth) {
+    size_t len = strlen(line);
+    char *copy = hk_malloc(len + 2);
+    memcpy(copy, line, len + 1);
+    while (len && (copy[len - 1] == '\r' || isspace((unsigned char)copy[len - 1]))) copy[--len] = '\0';
+    size_t s = 0;
+    while (s < len && isspace((unsigned char)copy[s])) s++;
+    if (s == len || copy[s] == '#') {
+        hk_free(copy);
+        return;
+    }
+    struct argcollect a = {.base = copy, .argc = 0};
+    if (!resp_split_line(copy, s, len, collect, &a)) fatal_config(source, lineno, line, "Unbalanced quotes in configuration line");
+    apply_args(source, lineno, line, depth, &a);
+    for (int i = 0; i < a.argc; i++) hk_free(a.argv[i]);
+    hk_free(copy);
+}
+
+static void apply_args(const char *source, int lineno, const char *line, int depth, struct argcollect *ap) {
+    struct argcollect a = *ap;
+    if (a.argc == 0) return;
+    if (!strcasecmp(a.argv[0], "include")) {
+        if (a.argc != 2) fatal_config(source, lineno, line, "Bad directive or wrong number of arguments");
+        load_file(a.argv[1], depth + 1);
+        return;
+    }
+    const struct cfg_entry *e = cfg_find(a.argv[0], strlen(a.argv[0]));
+    if (!e) fatal_config(source, lineno, line, "Bad directive or wrong number of arguments");
+    char value[4096];
+    value[0] = '\0';
+    if (a.argc < 2) fatal_config(source, lineno, line, "wrong number of arguments");
+    if (!(e->flags & CFG_MULTI_ARG) && a.argc != 2) fatal_config(source, lineno, line, "wrong number of arguments");
+    size_t off = 0;
+    for (int i = 1; i < a.argc && off < sizeof(value); i++)
+        off += (size_t)snprintf(value + off, sizeof(value) - off, "%s%s", i > 1 ? " " : "", a.argv[i]);
+    char err[256];
+    if (!cfg_set(e, value, err, sizeof(err))) {
+        char msg[512];
+        snprintf(msg, sizeof(msg), "Invalid value for '%s': %s", e->name, err);
+        fatal_config(source, lineno, line, msg);
+    }
+}
+
+static void load_defaults(void) {
+    char err[256];
+    for (const struct cfg_entry *e = cfg_table; e->name; e++) {
+        if (!cfg_set(e, e->def, err, sizeof(err))) {
+            fprintf(stderr, "internal error: bad default for %s: %s\n", e->name, err);
+            exit(1);
+        }
+    }
+}
+
+void config_load(int argc, char **argv) {
+    load_defaults();
+    int i = 1;
+    if (i < argc && argv[i][0] != '-') {
+        char real[PATH_MAX];
+        if (!realpath(argv[i], real)) {
+            fprintf(stderr, "Fatal error, can't open config file '%s': %s\n", argv[i], strerror(errno));
+            exit(1);
+        }
+        server.config_file = hk_strdup(real);
+        load_file(real, 0);
+        i++;
+    }
+    /* "--name v1 v2 --other v" becomes one configuration line per option. */
+    size_t cap = 4096, len = 0;
+    char *text = hk_malloc(cap);
+    text[0] = '\0';
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        int opt = a[0] == '-' && a[1] == '-' && a[2];
+        size_t need = len + strlen(a) * 4 + 8;
+        if (need > cap) {
+            cap = need * 2;
+            text = hk_realloc(text, cap);
+        }
+        if (opt) {
+            if (len) text[len++] = '\n';
+            len += (size_t)sprintf(text + len, "%s", a + 2);
+        } else {
+            if (!len) {
+                fprintf(stderr, "Invalid argument '%s': options start with --\n", a);
+                exit(1);
+            }
+            /* Quote each value so spaces and empty strings survive. */
+            text[len++] = ' ';
+            text[len++] = '"';
+            for (const char *p = a; *p; p++) {
+                if (*p == '"' || *p == '\\') text[len++] = '\\';
+                text[len++] = *p;
+            }
+            text[len++] = '"';
+        }
+        text[len] = '\0';
+    }
+    if (len) load_text("the command line", text, 0);
+    hk_free(text);
+}
+
+/* ---- CONFIG REWRITE ---------------------------------------------------- */
+
+static int is_default(const struct cfg_entry *e) {
+    char cur[4096], def[4096];
+    cfg_get(e, cur, sizeof(cur));
+    /* Render the default through the same getter by parsing it. */
+    if (e->type == CFG_STRING || e->type == CFG_SPECIAL || e->type == CFG_ENUM || e->type == CFG_BOOL) {
+        if (e->type == CFG_SPECIAL) {
+            /* Normalise: compare against the default's rendering. */
+            return 0;
+        }
+        snprintf(def, sizeof(def), "%s", e->def);
+        return strcasecmp(cur, def) == 0;
+    }
+    long long v;
+    if (e->type == CFG_MEM) cfg_parse_memory(e->def, &v);
+    else if (e->type == CFG_OCTAL) v = strtoll(e->def, NULL, 8);
+    else hk_str2ll(e->def, strlen(e->def), &v);
+    return atomic_load(e->ival) == v;
+}
+
+static void render_line(const struct cfg_entry *e, char *buf, size_t size) {
+    char val[4096];
+    cfg_get(e, val, sizeof(val));
+    if (e->flags & CFG_MULTI_ARG) {
+        if (val[0] == '\0') snprintf(buf, size, "%s \"\"", e->name);
+        else snprintf(buf, size, "%s %s", e->name, val);
+        return;
+    }
+    size_t off = (size_t)snprintf(buf, size, "%s \"", e->name);
+    for (const char *p = val; *p && off + 4 < size; p++) {
+        if (*p == '"' || *p == '\\') buf[off++] = '\\';
+        buf[off++] = *p;
+    }
+    snprintf(buf + off, size - off, "\"");
+}
+
+int config_rewrite(char *err, size_t errsize) {
+    const char *path = server.config_file;
+    if (!path) {
+        snprintf(err, errsize, "ERR The server is running without a config file");
+        return 0;
+    }
+    FILE *f = fopen(path, "r");
+    char **lines = NULL;
+    int nlines = 0, cap = 0;
+    if (f) {
+        char buf[8192];
+        while (fgets(buf, sizeof(buf), f)) {
+            size_t l = strlen(buf);
+            while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r')) buf[--l] = '\0';
+            if (nlines == cap) {
+                cap = cap ? cap * 2 : 64;
+                lines = hk_realloc(lines, (size_t)cap * sizeof(char *));
+            }
+            lines[nlines++] = hk_strdup(buf);
+        }
+        fclose(f);
+    }
+    int ntab = 0;
+    while (cfg_table[ntab].name) ntab++;
+    char *written = hk_calloc((size_t)ntab, 1);
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid());
+    FILE *o = fopen(tmp, "w");
+    if (!o) {
+        snprintf(err, errsize, "ERR Rewriting config file: %s", strerror(errno));
+        for (int i = 0; i < nlines; i++) hk_free(lines[i]);
+        hk_free(lines);
+        hk_free(written);
+        return 0;
+    }
+    char out[8192];
+    for (int i = 0; i < nlines; i++) {
+        const char *p = lines[i];
+        while (isspace((unsigned char)*p)) p++;
+        size_t wl = 0;
+        while (p[wl] && !isspace((unsigned char)p[wl])) wl++;
+        const struct cfg_entry *e = (*p && *p != '#') ? cfg_find(p, wl) : NULL;
+        if (!e) {
+            fprintf(o, "%s\n", lines[i]);
+            continue;
+        }
+        int idx = (int)(e - cfg_table);
+        if (written[idx]) continue; /* later duplicates are dropped */
+        written[idx] = 1;
+        render_line(e, out, sizeof(out));
+        fprintf(o, "%s\n", out);
+    }
+    int header = 0;
+    for (int i = 0; i < ntab; i++) {
+        const struct cfg_entry *e = &cfg_table[i];
+        if (written[i] || is_default(e)) continue;
+        if (!header) {
+            fprintf(o, "# Generated by CONFIG REWRITE\n");
+            header = 1;
+        }
+        render_line(e, out, sizeof(out));
+        fprintf(o, "%s\n", out);
+    }
+    int ok = fflush(o) == 0 && fsync(fileno(o)) == 0;
+    ok = (fclose(o) == 0) && ok;
+    if (ok && rename(tmp, path) != 0) ok = 0;
+    if (!ok) {
+        snprintf(err, errsize, "ERR Rewriting config file: %s", strerror(errno));
+        unlink(tmp);
+    }
+    for (int i = 0; i < nlines; i++) hk_free(lines[i]);
+    hk_free(lines);
+    hk_free(written);
+    return ok;
+}

@@ -1,0 +1,50 @@
+/* config.h - the configuration table: one description of every setting
+ * drives the config file, the command line, CONFIG GET/SET/REWRITE.
+ *
+ * Numeric settings live in atomics that any thread may read with CFG();
+ * CONFIG SET stores them. String settings are read and written under
+ * cfg_lock (cfg_get_string copies one out). */
+#ifndef HK_CONFIG_H
+#define HK_CONFIG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+enum { OBL_NORMAL = 0, OBL_REPLICA = 1, OBL_PUBSUB = 2 };
+
+struct server_config {
+    _Atomic long long port, tcp_backlog, timeout, tcp_keepalive, maxclients, databases, hz;
+    _Atomic long long proto_max_bulk_len, client_query_buffer_limit, loglevel, protected_mode;
+    _Atomic long long threads, shards, unixsocketperm, daemonize, appendonly;
+    _Atomic long long active_expire_effort;
+    /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
+    _Atomic long long obl[3][3];
+    _Atomic int requirepass_set;
+    /* Strings: guarded by cfg_lock. */
+    char *bind;       /* space separated, as given */
+    char *unixsocket; /* "" when none */
+    char *logfile;    /* "" = stdout */
+    char *requirepass;
+    char *pidfile;
+    char *dir;
+    char *save;
+};
+
+extern struct server_config cfg;
+extern pthread_rwlock_t cfg_lock;
+
+#define CFG(field) atomic_load_explicit(&cfg.field, memory_order_relaxed)
+
+/* Load defaults, then the file (if any), then the command line options.
+ * On error prints a message naming the setting and exits. */
+void config_load(int argc, char **argv);
+/* Copy of a string setting (caller frees with hk_free). */
+char *cfg_get_string(char **field);
+/* Compare a password with requirepass in constant time; 1 when equal. */
+int cfg_check_password(const char *p, size_t len);
+
+struct client;
+void cmd_config(struct client *c);
+
+#endif

@@ -1,0 +1,82 @@
+/* creply.c - error replies with accounting, and argument parse helpers. */
+#include "creply.h"
+
+#include "../core/alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Registry of error codes seen so far. Append-only: a name, once given an
+ * index, never changes, so readers need the lock only to add. */
+static pthread_mutex_t errstat_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *errstat_names[HK_MAX_ERRSTATS];
+static _Atomic int errstat_n;
+
+int errstat_index(const char *code, size_t len) {
+    int n = atomic_load_explicit(&errstat_n, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (strlen(errstat_names[i]) == len && memcmp(errstat_names[i], code, len) == 0) return i;
+    pthread_mutex_lock(&errstat_lock);
+    n = atomic_load_explicit(&errstat_n, memory_order_relaxed);
+    int idx = -1;
+    for (int i = 0; i < n; i++)
+        if (strlen(errstat_names[i]) == len && memcmp(errstat_names[i], code, len) == 0) idx = i;
+    if (idx < 0 && n < HK_MAX_ERRSTATS) {
+        errstat_names[n] = hk_strndup(code, len);
+        idx = n;
+        atomic_store_explicit(&errstat_n, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&errstat_lock);
+    return idx;
+}
+
+const char *errstat_name(int idx) { return errstat_names[idx]; }
+int errstat_count(void) { return atomic_load_explicit(&errstat_n, memory_order_acquire); }
+
+void reply_error_len(struct client *c, const char *msg, size_t len) {
+    c->errors_in_cmd++;
+    struct worker *w = c->w;
+    if (w) {
+        stat_add(&w->stats.total_errors, 1);
+        size_t cl = 0;
+        while (cl < len && msg[cl] != ' ') cl++;
+        int idx = errstat_index(msg, cl);
+        if (idx >= 0) stat_add(&w->errorstats[idx], 1);
+    }
+    if (!reply_muted(c)) rw_error(&c->out, msg, len);
+}
+
+void reply_errorf(struct client *c, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof(buf)) n = sizeof(buf) - 1;
+    reply_error_len(c, buf, (size_t)n);
+}
+
+int arg_ll_or_reply(struct client *c, const hk_slice *a, long long *out, const char *err) {
+    if (hk_str2ll(a->ptr, a->len, out)) return 1;
+    reply_error(c, err ? err : ERR_NOT_INT);
+    return 0;
+}
+
+int arg_double_or_reply(struct client *c, const hk_slice *a, double *out, const char *err) {
+    if (hk_str2d(a->ptr, a->len, out)) return 1;
+    reply_error(c, err ? err : ERR_NOT_FLOAT);
+    return 0;
+}
+
+int arg_range_or_reply(struct client *c, const hk_slice *a, long long min, long long max, long long *out,
+                       const char *err) {
+    long long v;
+    if (!hk_str2ll(a->ptr, a->len, &v) || v < min || v > max) {
+        if (err) reply_error(c, err);
+        else reply_errorf(c, "ERR value is out of range, must be between %lld and %lld", min, max);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}

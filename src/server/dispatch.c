@@ -1,0 +1,252 @@
+/* dispatch.c - from bytes in the query buffer to a command run.
+ *
+ * client_process_input parses every complete request in the buffer and
+ * hands each to dispatch_command, which is the single place where the
+ * command table is consulted: lookup, subcommands, arity, authentication,
+ * CLIENT PAUSE, shard locking from the key spec, statistics and output
+ * buffer limits. Handlers only see a checked argv with their shards locked. */
+#include "../cmd/cmds.h"
+#include "../core/alloc.h"
+#include "../store/db.h"
+#include "config.h"
+#include "creply.h"
+#include "server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { DISPATCH_DONE = 0, DISPATCH_PAUSED = 1 };
+
+static int pause_blocks(const struct command *cmd, long long now_ms) {
+    long long end = atomic_load_explicit(&server.pause_end_ms, memory_order_acquire);
+    if (!end || now_ms >= end) return 0;
+    if (atomic_load(&server.pause_all)) return 1;
+    return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+}
+
+int command_keys(const struct command *cmd, struct client *c, int *idx, int max) {
+    if (cmd->getkeys) return cmd->getkeys(c, idx, max);
+    if (cmd->first <= 0) return 0;
+    int last = cmd->last < 0 ? c->argc + cmd->last : cmd->last;
+    int n = 0;
+    for (int i = cmd->first; i <= last && i < c->argc; i += cmd->step) {
+        if (n == max) return -1;
+        idx[n++] = i;
+    }
+    return n;
+}
+
+static void locks_reserve(struct client *c, int n) {
+    if (n <= c->locks_cap) return;
+    if (c->locks != c->locks_inline) hk_free(c->locks);
+    c->locks = hk_malloc((size_t)n * sizeof(unsigned));
+    c->locks_cap = n;
+}
+
+/* Lock the shards of the command's keys in ascending order. */
+static void lock_keys(struct client *c, const struct command *cmd) {
+    c->nlocks = 0;
+    if (cmd->flags & CMD_SELF_LOCK) return;
+    int stack_idx[64];
+    int *idx = stack_idx, max = 64;
+    if (c->argc > 64) {
+        idx = hk_malloc((size_t)c->argc * sizeof(int));
+        max = c->argc;
+    }
+    int n = command_keys(cmd, c, idx, max);
+    if (n > 0) {
+        locks_reserve(c, n);
+        for (int i = 0; i < n; i++) {
+            unsigned s = ks_shard_of(c->argv[idx[i]].ptr, c->argv[idx[i]].len);
+            /* Insertion keeps the list sorted and unique; key counts are
+             * small on the common path. Large MSETs sort the same way. */
+            int j = c->nlocks;
+            while (j > 0 && c->locks[j - 1] > s) j--;
+            if (j > 0 && c->locks[j - 1] == s) continue;
+            memmove(c->locks + j + 1, c->locks + j, (size_t)(c->nlocks - j) * sizeof(unsigned));
+            c->locks[j] = s;
+            c->nlocks++;
+        }
+        for (int i = 0; i < c->nlocks; i++) shard_lock(c->locks[i]);
+    }
+    if (idx != stack_idx) hk_free(idx);
+}
+
+static void unlock_keys(struct client *c) {
+    for (int i = c->nlocks; i-- > 0;) shard_unlock(c->locks[i]);
+    c->nlocks = 0;
+}
+
+static void check_output_limits(struct client *c) {
+    size_t pending = c->out.pending;
+    long long hard = CFG(obl[OBL_NORMAL][0]), soft = CFG(obl[OBL_NORMAL][1]);
+    if (hard && (long long)pending > hard) {
+        hk_log(LL_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
+               (unsigned long long)c->id, c->addr);
+        stat_add(&c->w->stats.client_outbuf_limit_disconnections, 1);
+        c->flags |= CLIENT_CLOSE_ASAP;
+        return;
+    }
+    if (soft && (long long)pending > soft) {
+        if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = c->w->now_ms;
+    } else {
+        c->obuf_soft_since_ms = 0;
+    }
+}
+
+static void reject(struct client *c, struct command *cmd, const char *msg) {
+    reply_error(c, msg);
+    if (cmd) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
+}
+
+int dispatch_command(struct client *c) {
+    struct worker *w = c->w;
+    c->now_ms = w->now_ms;
+    c->errors_in_cmd = 0;
+    struct command *cmd = cmd_lookup(c->argv[0].ptr, c->argv[0].len);
+    if (!cmd) {
+        char msg[1024];
+        int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
+                           (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
+        for (int i = 1; i < c->argc && off < (int)sizeof(msg) - 140; i++)
+            off += snprintf(msg + off, sizeof(msg) - (size_t)off, "'%.*s' ",
+                            (int)(c->argv[i].len > 128 ? 128 : c->argv[i].len), c->argv[i].ptr);
+        reply_error(c, msg);
+        return DISPATCH_DONE;
+    }
+    if (cmd->nsubs) {
+        if (c->argc < 2) {
+            reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd->name);
+            stat_add(&w->cmdstats[cmd->id].rejected, 1);
+            return DISPATCH_DONE;
+        }
+        struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
+        if (!sub) {
+            char up[64];
+            size_t i;
+            for (i = 0; cmd->name[i] && i < sizeof(up) - 1; i++)
+                up[i] = (char)(cmd->name[i] >= 'a' && cmd->name[i] <= 'z' ? cmd->name[i] - 32 : cmd->name[i]);
+            up[i] = '\0';
+            reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                         (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr, up);
+            stat_add(&w->cmdstats[cmd->id].rejected, 1);
+            return DISPATCH_DONE;
+        }
+        cmd = sub;
+    }
+    if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", cmd->fullname);
+        reject(c, cmd, msg);
+        return DISPATCH_DONE;
+    }
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+        reject(c, cmd, ERR_NOAUTH);
+        return DISPATCH_DONE;
+    }
+    if (pause_blocks(cmd, c->now_ms)) return DISPATCH_PAUSED;
+
+    lock_keys(c, cmd);
+    c->cmd = cmd;
+    store_now_ms = c->now_ms;
+    store_touch = !(c->flags & CLIENT_NO_TOUCH) || cmd->proc == cmd_touch;
+    long long t0 = hk_monotonic_us();
+    cmd->proc(c);
+    long long dt = hk_monotonic_us() - t0;
+    unlock_keys(c);
+    c->lastcmd = cmd;
+    c->tot_cmds++;
+    struct cmdstat *st = &w->cmdstats[cmd->id];
+    stat_add(&st->calls, 1);
+    stat_add(&st->usec, (unsigned long long)dt);
+    if (c->errors_in_cmd) stat_add(&st->failed, 1);
+    stat_add(&w->stats.commands_processed, 1);
+    /* CLIENT REPLY SKIP mutes exactly the next command's reply. */
+    if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+        c->flags |= CLIENT_REPLY_SKIP;
+    }
+    check_output_limits(c);
+    return DISPATCH_DONE;
+}
+
+static void build_argv(struct client *c) {
+    if (c->req.argc > c->argv_cap) {
+        int cap = c->req.argc < 16 ? 16 : c->req.argc;
+        hk_free(c->argv);
+        c->argv = hk_malloc((size_t)cap * sizeof(hk_slice));
+        c->argv_cap = cap;
+    }
+    const char *base = c->qbuf + c->qpos;
+    for (int i = 0; i < c->req.argc; i++) {
+        c->argv[i].ptr = base + c->req.off[i];
+        c->argv[i].len = c->req.len[i];
+    }
+    c->argc = c->req.argc;
+}
+
+int client_process_input(struct client *c) {
+    while (c->qpos < c->qlen) {
+        if (client_is_waiting(c) ||
+            (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_READ_STOPPED)))
+            break;
+        if (c->out.pending > CLIENT_BACKPRESSURE_BYTES) {
+            client_stop_reading(c);
+            break;
+        }
+        struct resp_limits lim = {CFG(proto_max_bulk_len), (c->flags & CLIENT_AUTHENTICATED) != 0};
+        enum resp_status st = resp_parse(&c->req, c->qbuf + c->qpos, c->qlen - c->qpos, &lim);
+        if (st == RESP_MORE) break;
+        if (st == RESP_ERR) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "ERR %s", c->req.err);
+            hk_log(LL_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s", c->req.err,
+                   (unsigned long long)c->id, c->addr);
+            reply_error(c, msg);
+            c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+            c->qpos = c->qlen;
+            resp_req_reset(&c->req);
+            break;
+        }
+        if (c->req.argc > 0) {
+            build_argv(c);
+            if (dispatch_command(c) == DISPATCH_PAUSED) {
+                if (!(c->flags & CLIENT_PAUSED)) {
+                    c->flags |= CLIENT_PAUSED;
+                    c->next_paused = c->w->paused;
+                    c->w->paused = c;
+                }
+                break;
+            }
+            c->argc = 0;
+        }
+        c->qpos += c->req.pos;
+        resp_req_reset(&c->req);
+    }
+    if (c->qpos == c->qlen) {
+        c->qpos = c->qlen = 0;
+        /* Large buffers from a big request are returned at once. */
+        if (c->qcap > 64 * 1024 && !c->req.need) {
+            hk_free(c->qbuf);
+            c->qbuf = NULL;
+            c->qcap = 0;
+        }
+    }
+    return (c->flags & CLIENT_CLOSE_ASAP) ? -1 : 0;
+}
+
+void pause_check_clients(struct worker *w) {
+    if (!w->paused) return;
+    long long end = atomic_load(&server.pause_end_ms);
+    if (end && hk_mstime() < end) return;
+    struct client *list = w->paused;
+    w->paused = NULL;
+    while (list) {
+        struct client *c = list;
+        list = c->next_paused;
+        c->flags &= ~CLIENT_PAUSED;
+        c->w->now_ms = hk_mstime();
+        if (client_resume(c) < 0) client_close(c);
+    }
+}

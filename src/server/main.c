@@ -1,0 +1,131 @@
+/* main.c - start-up and shutdown of hotkv-server.
+ *
+ * The main thread loads the configuration, builds the command table and the
+ * keyspace, opens the listeners, starts the workers and then only waits for
+ * SIGTERM/SIGINT (SHUTDOWN raises SIGTERM too). Everything else happens on
+ * the workers. */
+#include "../core/alloc.h"
+#include "../core/hash.h"
+#include "../store/db.h"
+#include "config.h"
+#include "server.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static void usage(void) {
+    fprintf(stderr,
+            "Usage: ./hotkv-server [/path/to/hotkv.conf] [options] [-]\n"
+            "       ./hotkv-server - (read config from stdin is not supported)\n"
+            "       ./hotkv-server -v or --version\n"
+            "       ./hotkv-server -h or --help\n\n"
+            "Examples:\n"
+            "       ./hotkv-server (run the server with default conf)\n"
+            "       ./hotkv-server /etc/hotkv/6379.conf\n"
+            "       ./hotkv-server --port 7777\n"
+            "       ./hotkv-server --port 7777 --threads 4 --bind 127.0.0.1 ::1\n"
+            "       ./hotkv-server /etc/myhotkv.conf --loglevel verbose\n\n"
+            "Options take the names of redis.conf settings; see README.md for the list.\n");
+}
+
+static void write_pidfile(void) {
+    char *path = cfg_get_string(&cfg.pidfile);
+    if (path[0]) {
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%d\n", (int)getpid());
+            fclose(f);
+        } else {
+            hk_log(LL_WARNING, "Failed to write PID file %s", path);
+        }
+    }
+    hk_free(path);
+}
+
+static void remove_pidfile(void) {
+    char *path = cfg_get_string(&cfg.pidfile);
+    if (path[0]) unlink(path);
+    hk_free(path);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+        printf("HotKV server v=%s redis_compat=%s bits=%d malloc=%s\n", HOTKV_VERSION, HK_REDIS_COMPAT_VERSION,
+               (int)(sizeof(long) * 8), hk_allocator_name());
+        return 0;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage();
+        return 0;
+    }
+    server.executable = argv[0];
+    server.start_ms = hk_mstime();
+    server.start_mono_us = hk_monotonic_us();
+    atomic_store(&server.next_client_id, 1);
+    atomic_store(&server.lastsave, server.start_ms / 1000);
+    hk_random_hex(server.run_id, 40);
+    uint64_t seed;
+    hk_random_bytes(&seed, sizeof(seed));
+    hk_hash_init(seed);
+
+    /* Signals are handled by sigwait on this thread; block them before any
+     * thread starts so workers inherit the mask. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    config_load(argc, argv);
+    log_reopen();
+    if (server.config_file == NULL && argc == 1)
+        hk_log(LL_WARNING, "Warning: no config file specified, using the default config. In order to specify a "
+                           "config file use %s /path/to/hotkv.conf",
+               argv[0]);
+
+    int threads = (int)CFG(threads);
+    if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads <= 0) threads = 1;
+    if (threads > HK_MAX_THREADS) threads = HK_MAX_THREADS;
+    server.nworkers = threads;
+    unsigned shards = 1;
+    while (shards < (unsigned)CFG(shards)) shards <<= 1;
+
+    commands_init();
+    ks_init((int)CFG(databases), shards);
+
+    struct utsname un;
+    uname(&un);
+    hk_log(LL_NOTICE, "HotKV %s (Redis %s compatible) starting, pid=%d, %d worker thread%s, %u shards, %s %s",
+           HOTKV_VERSION, HK_REDIS_COMPAT_VERSION, (int)getpid(), threads, threads == 1 ? "" : "s", shards,
+           un.sysname, un.machine);
+    workers_start();
+    write_pidfile();
+    hk_log(LL_NOTICE, "Ready to accept connections on port %lld", CFG(port));
+
+    int sig = 0;
+    while (!atomic_load(&server.shutdown_asap)) {
+        if (sigwait(&set, &sig) == 0) {
+            if (sig == SIGTERM || sig == SIGINT) break;
+        }
+    }
+    if (sig == SIGINT) hk_log(LL_WARNING, "Received SIGINT scheduling shutdown...");
+    else if (sig == SIGTERM && !atomic_load(&server.shutdown_asap))
+        hk_log(LL_WARNING, "Received SIGTERM scheduling shutdown...");
+    hk_log(LL_WARNING, "User requested shutdown...");
+    workers_stop();
+    workers_join();
+    remove_pidfile();
+    if (server.unix_fd > 0) {
+        char *us = cfg_get_string(&cfg.unixsocket);
+        if (us[0]) unlink(us);
+        hk_free(us);
+    }
+    hk_log(LL_WARNING, "HotKV is now ready to exit, bye bye...");
+    return atomic_load(&server.shutdown_exit_code);
+}

@@ -1,0 +1,312 @@
+/* server.h - the server's shared types: workers, clients, the command table
+ * entry and the global server state.
+ *
+ * Ownership in one line each (docs/threads.md has the full story):
+ *   - struct server: written at start-up before workers run; the fields
+ *     that change later are atomics or sit behind the lock named beside them.
+ *   - struct worker: owned by its thread; other threads only post to its
+ *     mailbox and read its atomic counters.
+ *   - struct client: owned by the worker that accepted it, for its life. */
+#ifndef HK_SERVER_H
+#define HK_SERVER_H
+
+#include "../core/util.h"
+#include "../proto/outbuf.h"
+#include "../proto/reply.h"
+#include "../proto/resp.h"
+#include "../store/db.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOTKV_VERSION "0.1.0"
+#define HK_REDIS_COMPAT_VERSION "7.2.4"
+#define HK_MAX_THREADS 256
+#define HK_MAX_BIND 16
+
+struct client;
+struct worker;
+
+/* ---- command table -------------------------------------------------- */
+
+/* Command flags, named after Redis's. */
+#define CMD_WRITE (1ULL << 0)
+#define CMD_READONLY (1ULL << 1)
+#define CMD_DENYOOM (1ULL << 2)
+#define CMD_ADMIN (1ULL << 4)
+#define CMD_PUBSUB (1ULL << 5)
+#define CMD_NOSCRIPT (1ULL << 6)
+#define CMD_BLOCKING (1ULL << 8)
+#define CMD_LOADING (1ULL << 9)
+#define CMD_STALE (1ULL << 10)
+#define CMD_SKIP_MONITOR (1ULL << 11)
+#define CMD_SKIP_SLOWLOG (1ULL << 12)
+#define CMD_ASKING (1ULL << 13)
+#define CMD_FAST (1ULL << 14)
+#define CMD_NO_AUTH (1ULL << 15)
+#define CMD_MAY_REPLICATE (1ULL << 16)
+#define CMD_SENTINEL (1ULL << 17)
+#define CMD_ONLY_SENTINEL (1ULL << 18)
+#define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_PROTECTED (1ULL << 20)
+#define CMD_NO_ASYNC_LOADING (1ULL << 23)
+#define CMD_NO_MULTI (1ULL << 24)
+#define CMD_MOVABLE_KEYS (1ULL << 25)
+#define CMD_ALLOW_BUSY (1ULL << 26)
+/* HotKV-only: the handler locks shards itself (KEYS, SCAN, FLUSHDB...). */
+#define CMD_SELF_LOCK (1ULL << 40)
+/* HotKV-only: the command must not run while clients are paused for writes. */
+#define CMD_PAUSE_WRITE (1ULL << 41)
+
+/* ACL categories, named after Redis's. */
+#define ACL_KEYSPACE (1ULL << 0)
+#define ACL_READ (1ULL << 1)
+#define ACL_WRITE (1ULL << 2)
+#define ACL_SET (1ULL << 3)
+#define ACL_SORTEDSET (1ULL << 4)
+#define ACL_LIST (1ULL << 5)
+#define ACL_HASH (1ULL << 6)
+#define ACL_STRING (1ULL << 7)
+#define ACL_BITMAP (1ULL << 8)
+#define ACL_HYPERLOGLOG (1ULL << 9)
+#define ACL_GEO (1ULL << 10)
+#define ACL_STREAM (1ULL << 11)
+#define ACL_PUBSUB (1ULL << 12)
+#define ACL_ADMIN (1ULL << 13)
+#define ACL_FAST (1ULL << 14)
+#define ACL_SLOW (1ULL << 15)
+#define ACL_BLOCKING (1ULL << 16)
+#define ACL_DANGEROUS (1ULL << 17)
+#define ACL_CONNECTION (1ULL << 18)
+#define ACL_TRANSACTION (1ULL << 19)
+#define ACL_SCRIPTING (1ULL << 20)
+
+typedef void (*cmd_proc)(struct client *c);
+/* Custom key finder: fills keys[] with argv indexes, returns the count
+ * (at most max), or -1 when the arguments are malformed. */
+typedef int (*cmd_getkeys)(struct client *c, int *keys, int max);
+
+struct command {
+    const char *name;     /* lower case; "get", or "get" under "config" */
+    cmd_proc proc;        /* NULL for a container of subcommands */
+    int arity;            /* >0 exact, <0 at least -arity */
+    uint64_t flags;
+    int first, last, step; /* key positions; last -1 = to the end */
+    cmd_getkeys getkeys;
+    uint64_t acl;
+    const char *summary, *since, *group, *complexity;
+    const char *args;     /* argument spec for COMMAND DOCS, see commands.c */
+    /* Filled at start-up. */
+    struct command *parent;
+    struct command **subs;
+    int nsubs;
+    int id;               /* index into per-worker statistics */
+    char fullname[48];    /* "config|get" */
+};
+
+struct command *cmd_lookup(const char *name, size_t len);
+struct command *cmd_lookup_sub(struct command *parent, const char *name, size_t len);
+void commands_init(void);
+int commands_count(void); /* top-level commands */
+int commands_total(void); /* commands plus subcommands: size of stats arrays */
+struct command *command_by_id(int id);
+
+/* ---- statistics ------------------------------------------------------- */
+
+/* Single-writer counters: the owning worker stores with relaxed atomics,
+ * readers on other threads load them and sum. */
+typedef _Atomic unsigned long long stat_t;
+static inline void stat_add(stat_t *s, unsigned long long n) {
+    atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + n, memory_order_relaxed);
+}
+static inline unsigned long long stat_get(stat_t *s) { return atomic_load_explicit(s, memory_order_relaxed); }
+
+struct cmdstat {
+    stat_t calls, usec, rejected, failed;
+};
+
+struct worker_stats {
+    stat_t connections_received, commands_processed, rejected_conn;
+    stat_t net_input_bytes, net_output_bytes;
+    stat_t expired_keys, expired_stale_perc, keyspace_hits, keyspace_misses;
+    stat_t dirty; /* writes since start, for rdb_changes_since_last_save */
+    stat_t total_errors;
+    stat_t evicted_clients, client_qbuf_limit_disconnections, client_outbuf_limit_disconnections;
+    stat_t io_reads, io_writes;
+    stat_t unexpected_error_replies;
+    stat_t total_reads_processed, total_writes_processed;
+};
+
+/* ---- workers ---------------------------------------------------------- */
+
+typedef void (*mail_fn)(struct worker *w, void *arg);
+
+struct mail {
+    struct mail *next;
+    mail_fn fn;
+    void *arg;
+};
+
+struct worker {
+    int id;
+    pthread_t thread;
+    int epfd;
+    int evfd;            /* mailbox wake-up */
+    int listen_fds[HK_MAX_BIND];
+    int nlisten;
+    /* Mailbox: any thread pushes under mbox_lock, the owner drains. */
+    pthread_mutex_t mbox_lock;
+    struct mail *mbox_head, *mbox_tail;
+    /* Owned by the worker thread. */
+    struct client *clients;  /* doubly linked list of this worker's clients */
+    struct client *pending_write; /* clients with output to flush this turn */
+    struct client *paused;   /* clients waiting for CLIENT PAUSE to end */
+    long long now_ms;        /* cached clock for the current loop turn */
+    long long last_cron_ms;
+    unsigned expire_cursor_shard;
+    _Atomic int nclients;
+    struct worker_stats stats;
+    struct store_stats sstats; /* keyspace hits/misses/expired, written by this thread */
+    struct cmdstat *cmdstats; /* commands_total() entries */
+    stat_t *errorstats;       /* per error prefix, see errstat_index() */
+    char *readbuf;
+};
+
+/* ---- clients ---------------------------------------------------------- */
+
+#define CLIENT_CLOSE_AFTER_REPLY (1u << 0)
+#define CLIENT_CLOSE_ASAP (1u << 1)
+#define CLIENT_AUTHENTICATED (1u << 2)
+#define CLIENT_UNIX_SOCKET (1u << 3)
+#define CLIENT_PENDING_WRITE (1u << 4) /* on the worker's pending_write list */
+#define CLIENT_WANT_WRITE (1u << 5)    /* EPOLLOUT registered */
+#define CLIENT_PAUSED (1u << 6)        /* waiting on CLIENT PAUSE */
+#define CLIENT_NO_EVICT (1u << 7)
+#define CLIENT_NO_TOUCH (1u << 8)
+#define CLIENT_REPLY_OFF (1u << 9)
+#define CLIENT_REPLY_SKIP_NEXT (1u << 10)
+#define CLIENT_REPLY_SKIP (1u << 11)
+#define CLIENT_READ_STOPPED (1u << 12) /* output backpressure */
+#define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on a broadcast to all workers */
+
+typedef struct hk_slice {
+    const char *ptr;
+    size_t len;
+} hk_slice;
+
+#define CLIENT_MAX_LOCKS_INLINE 16
+
+struct client {
+    uint64_t id;
+    int fd;
+    struct worker *w;
+    unsigned flags;
+    int resp;       /* 2 or 3 */
+    int db;         /* selected database */
+    /* Input. */
+    char *qbuf;
+    size_t qlen, qcap; /* bytes in qbuf, capacity */
+    size_t qpos;       /* start of the request being parsed */
+    struct resp_req req;
+    int argc;
+    hk_slice *argv;
+    int argv_cap;
+    /* Output. */
+    struct outbuf out;
+    long long obuf_soft_since_ms; /* when the soft limit was first passed */
+    /* Identity and bookkeeping. */
+    char *name, *lib_name, *lib_ver;
+    char addr[128], laddr[128];
+    long long ctime_ms, last_ms;
+    const struct command *cmd, *lastcmd;
+    int errors_in_cmd; /* error replies written by the current command */
+    long long now_ms;  /* clock snapshot for the running command */
+    /* Shards locked by dispatch for the current command (sorted). */
+    unsigned locks_inline[CLIENT_MAX_LOCKS_INLINE];
+    unsigned *locks;
+    int nlocks, locks_cap;
+    /* Worker lists. */
+    struct client *prev, *next;
+    struct client *next_pending;
+    struct client *next_paused;
+    long long tot_net_in, tot_net_out, tot_cmds;
+};
+
+/* ---- the server -------------------------------------------------------- */
+
+struct server {
+    int nworkers;
+    struct worker *workers;
+    long long start_ms;
+    long long start_mono_us;
+    char run_id[41];
+    char *config_file;    /* absolute path or NULL */
+    char *executable;
+    _Atomic unsigned long long next_client_id;
+    _Atomic int nclients;  /* all connections, for maxclients */
+    _Atomic int shutdown_asap;
+    _Atomic int shutdown_exit_code;
+    /* CLIENT PAUSE: end time in ms and whether all commands or writes only. */
+    _Atomic long long pause_end_ms;
+    _Atomic int pause_all;
+    _Atomic long long lastsave;
+    _Atomic long long stat_reset_ms;
+    int unix_fd;
+    int arch_bits;
+};
+
+extern struct server server;
+
+/* Per-thread: the worker running on this thread, NULL elsewhere. */
+extern _Thread_local struct worker *current_worker;
+
+/* worker.c */
+void workers_start(void);
+void workers_join(void);
+void worker_post(struct worker *w, mail_fn fn, void *arg);
+void client_close(struct client *c);
+void client_set_close_after_reply(struct client *c);
+void client_queue_write(struct client *c);
+void client_format_info(struct client *c, char *buf, size_t size);
+long long server_uptime_s(void);
+
+/* Broadcast fn to every worker (each runs it on its own thread), then run
+ * done(arg) on the calling worker once all have finished. */
+struct gather {
+    _Atomic int left;
+    struct worker *origin;
+    mail_fn each;
+    mail_fn done;
+    void *arg;
+};
+void worker_broadcast(mail_fn each, mail_fn done, void *arg);
+
+void workers_stop(void);
+void client_stop_reading(struct client *c);
+/* Process buffered input again (after a pause or a broadcast reply) and
+ * queue the output. Returns -1 when the client must be closed. */
+int client_resume(struct client *c);
+/* Output past this many bytes stops a client's input until it reads. */
+#define CLIENT_BACKPRESSURE_BYTES (1024 * 1024)
+/* Key positions of argv for cmd (key spec or custom finder): fills idx,
+ * returns the count, -1 on malformed arguments. */
+int command_keys(const struct command *cmd, struct client *c, int *idx, int max);
+static inline int client_is_waiting(const struct client *c) {
+    return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER)) != 0;
+}
+/* Find a client of worker w by id (admin commands), NULL when gone. */
+struct client *worker_find_client(struct worker *w, uint64_t id);
+
+/* dispatch.c */
+int dispatch_command(struct client *c);
+int client_process_input(struct client *c);
+void pause_check_clients(struct worker *w);
+
+/* log.c */
+enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };
+void hk_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_reopen(void);
+
+#endif

@@ -1,0 +1,553 @@
+/* worker.c - worker threads: the event loop, connections, the mailbox and
+ * the periodic tasks.
+ *
+ * Each worker owns an epoll instance, its own SO_REUSEPORT listeners, the
+ * connections it accepted (for their whole life) and a mailbox through
+ * which other threads ask it to run a function on its own thread. Replies
+ * produced while handling one loop turn are written just before the next
+ * epoll_wait, so a pipeline's replies leave in one writev. */
+#include "../core/alloc.h"
+#include "../net/net.h"
+#include "../store/db.h"
+#include "config.h"
+#include "creply.h"
+#include "server.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct server server;
+_Thread_local struct worker *current_worker;
+
+/* Event sources are told apart by the first field of what data.ptr points
+ * at: listeners and the mailbox use these markers, clients point at
+ * themselves (struct client has no marker; markers live in a static table). */
+enum { SRC_LISTEN = 1, SRC_MAILBOX = 2, SRC_UNIX = 3 };
+struct evsrc {
+    int kind;
+    int fd;
+};
+
+#define READ_CHUNK (16 * 1024)
+
+static const char denied_msg[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for "
+    "the default user. In this mode connections are only accepted from the loopback interface. If you want to "
+    "connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable "
+    "protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by "
+    "connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly "
+    "accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) "
+    "Alternatively you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you started the server "
+    "manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication "
+    "password for the default user. NOTE: You only need to do one of the above things in order for the server "
+    "to start accepting connections from the outside.\r\n";
+
+long long server_uptime_s(void) { return (hk_monotonic_us() - server.start_mono_us) / 1000000; }
+
+/* ---- mailbox ------------------------------------------------------------ */
+
+void worker_post(struct worker *w, mail_fn fn, void *arg) {
+    struct mail *m = hk_malloc(sizeof(*m));
+    m->next = NULL;
+    m->fn = fn;
+    m->arg = arg;
+    pthread_mutex_lock(&w->mbox_lock);
+    int was_empty = w->mbox_head == NULL;
+    if (w->mbox_tail) w->mbox_tail->next = m;
+    else w->mbox_head = m;
+    w->mbox_tail = m;
+    pthread_mutex_unlock(&w->mbox_lock);
+    if (was_empty) {
+        uint64_t one = 1;
+        ssize_t r = write(w->evfd, &one, sizeof(one));
+        (void)r;
+    }
+}
+
+static void mailbox_drain(struct worker *w) {
+    uint64_t v;
+    ssize_t r = read(w->evfd, &v, sizeof(v));
+    (void)r;
+    pthread_mutex_lock(&w->mbox_lock);
+    struct mail *m = w->mbox_head;
+    w->mbox_head = w->mbox_tail = NULL;
+    pthread_mutex_unlock(&w->mbox_lock);
+    while (m) {
+        struct mail *next = m->next;
+        m->fn(w, m->arg);
+        hk_free(m);
+        m = next;
+    }
+}
+
+static void gather_step(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    g->each(w, g->arg);
+    if (atomic_fetch_sub(&g->left, 1) == 1) worker_post(g->origin, g->done, g);
+}
+
+void worker_broadcast(mail_fn each, mail_fn done, void *arg) {
+    struct gather *g = hk_malloc(sizeof(*g));
+    atomic_init(&g->left, server.nworkers);
+    g->origin = current_worker;
+    g->each = each;
+    g->done = done;
+    g->arg = arg;
+    for (int i = 0; i < server.nworkers; i++) worker_post(&server.workers[i], gather_step, g);
+}
+
+/* ---- clients ------------------------------------------------------------ */
+
+static struct client *client_new(struct worker *w, int fd, const char *addr, int unix_sock) {
+    struct client *c = hk_calloc(1, sizeof(*c));
+    c->id = atomic_fetch_add(&server.next_client_id, 1);
+    c->fd = fd;
+    c->w = w;
+    c->resp = 2;
+    c->db = 0;
+    c->locks = c->locks_inline;
+    c->locks_cap = CLIENT_MAX_LOCKS_INLINE;
+    resp_req_init(&c->req);
+    ob_init(&c->out);
+    snprintf(c->addr, sizeof(c->addr), "%s", addr);
+    if (unix_sock) {
+        c->flags |= CLIENT_UNIX_SOCKET;
+        char *path = cfg_get_string(&cfg.unixsocket);
+        snprintf(c->laddr, sizeof(c->laddr), "%s:0", path);
+        hk_free(path);
+    } else {
+        net_local_addr(fd, c->laddr, sizeof(c->laddr));
+    }
+    c->ctime_ms = c->last_ms = w->now_ms;
+    if (!atomic_load(&cfg.requirepass_set)) c->flags |= CLIENT_AUTHENTICATED;
+    c->next = w->clients;
+    if (w->clients) w->clients->prev = c;
+    w->clients = c;
+    atomic_store_explicit(&w->nclients, atomic_load_explicit(&w->nclients, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    return c;
+}
+
+static void client_free(struct client *c) {
+    struct worker *w = c->w;
+    if (c->flags & CLIENT_PAUSED) {
+        for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
+            if (*p == c) {
+                *p = c->next_paused;
+                break;
+            }
+    }
+    ev_del(w->epfd, c->fd);
+    close(c->fd);
+    if (c->prev) c->prev->next = c->next;
+    else w->clients = c->next;
+    if (c->next) c->next->prev = c->prev;
+    atomic_store_explicit(&w->nclients, atomic_load_explicit(&w->nclients, memory_order_relaxed) - 1,
+                          memory_order_relaxed);
+    atomic_fetch_sub(&server.nclients, 1);
+    hk_free(c->qbuf);
+    hk_free(c->argv);
+    if (c->locks != c->locks_inline) hk_free(c->locks);
+    resp_req_free(&c->req);
+    ob_free(&c->out);
+    hk_free(c->name);
+    hk_free(c->lib_name);
+    hk_free(c->lib_ver);
+    hk_free(c);
+}
+
+void client_close(struct client *c) {
+    /* A client queued for writing is freed by the flush loop, which still
+     * holds a pointer to it. */
+    if (c->flags & CLIENT_PENDING_WRITE) {
+        c->flags |= CLIENT_CLOSE_ASAP;
+        return;
+    }
+    client_free(c);
+}
+
+void client_set_close_after_reply(struct client *c) { c->flags |= CLIENT_CLOSE_AFTER_REPLY; }
+
+void client_queue_write(struct client *c) {
+    if (c->flags & CLIENT_PENDING_WRITE) return;
+    c->flags |= CLIENT_PENDING_WRITE;
+    c->next_pending = c->w->pending_write;
+    c->w->pending_write = c;
+}
+
+static void update_events(struct client *c) {
+    uint32_t ev = 0;
+    if (!(c->flags & CLIENT_READ_STOPPED)) ev |= EPOLLIN;
+    if (c->flags & CLIENT_WANT_WRITE) ev |= EPOLLOUT;
+    ev_mod(c->w->epfd, c->fd, ev, c);
+}
+
+/* Write what is pending. Returns -1 when the client must be closed. */
+static int client_write(struct client *c) {
+    struct iovec iov[64];
+    while (c->out.pending) {
+        int n = ob_iov(&c->out, iov, 64);
+        if (n == 0) break;
+        ssize_t w = writev(c->fd, iov, n);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        ob_consume(&c->out, (size_t)w);
+        c->tot_net_out += w;
+        stat_add(&c->w->stats.net_output_bytes, (unsigned long long)w);
+        stat_add(&c->w->stats.total_writes_processed, 1);
+    }
+    unsigned old = c->flags;
+    if (c->out.pending) {
+        c->flags |= CLIENT_WANT_WRITE;
+    } else {
+        c->flags &= ~CLIENT_WANT_WRITE;
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) return -1;
+    }
+    if (old != c->flags) update_events(c);
+    return 0;
+}
+
+/* Run what is in the query buffer, then flush. Returns -1 to close. */
+int client_resume(struct client *c) {
+    if (client_process_input(c) < 0) return -1;
+    if (c->flags & CLIENT_CLOSE_ASAP) return -1;
+    if (c->out.pending || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_queue_write(c);
+    return 0;
+}
+
+static int client_read(struct client *c) {
+    struct worker *w = c->w;
+    size_t want = READ_CHUNK;
+    if (c->req.need > c->qlen - c->qpos) {
+        /* A big bulk string is coming: read straight into a buffer sized
+         * for it, instead of growing it chunk by chunk. */
+        size_t missing = c->req.need - (c->qlen - c->qpos);
+        if (missing > want) want = missing;
+    }
+    if (c->qcap - c->qlen < want) {
+        if (c->qpos) {
+            memmove(c->qbuf, c->qbuf + c->qpos, c->qlen - c->qpos);
+            c->qlen -= c->qpos;
+            c->qpos = 0;
+        }
+        if (c->qcap - c->qlen < want) {
+            size_t ncap = c->qlen + want;
+            if ((long long)ncap > CFG(client_query_buffer_limit) + READ_CHUNK) {
+                hk_log(LL_WARNING, "Closing client that reached max query buffer length (id=%llu addr=%s)",
+                       (unsigned long long)c->id, c->addr);
+                stat_add(&w->stats.client_qbuf_limit_disconnections, 1);
+                return -1;
+            }
+            c->qbuf = hk_realloc(c->qbuf, ncap);
+            c->qcap = ncap;
+        }
+    }
+    ssize_t n = read(c->fd, c->qbuf + c->qlen, c->qcap - c->qlen);
+    if (n == 0) return -1;
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
+        return -1;
+    }
+    c->qlen += (size_t)n;
+    c->tot_net_in += n;
+    c->last_ms = w->now_ms;
+    stat_add(&w->stats.net_input_bytes, (unsigned long long)n);
+    stat_add(&w->stats.total_reads_processed, 1);
+    if ((long long)(c->qlen - c->qpos) > CFG(client_query_buffer_limit)) {
+        hk_log(LL_WARNING, "Closing client that reached max query buffer length (id=%llu addr=%s)",
+               (unsigned long long)c->id, c->addr);
+        stat_add(&w->stats.client_qbuf_limit_disconnections, 1);
+        return -1;
+    }
+    return client_resume(c);
+}
+
+/* Called by dispatch when output grew past the backpressure mark: stop
+ * reading and executing until the peer has taken the replies. */
+void client_stop_reading(struct client *c) {
+    if (c->flags & CLIENT_READ_STOPPED) return;
+    c->flags |= CLIENT_READ_STOPPED | CLIENT_WANT_WRITE;
+    update_events(c);
+}
+
+static void flush_pending(struct worker *w) {
+    while (w->pending_write) {
+        struct client *c = w->pending_write;
+        w->pending_write = c->next_pending;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        if ((c->flags & CLIENT_CLOSE_ASAP) || client_write(c) < 0) client_free(c);
+    }
+}
+
+static void handle_writable(struct client *c) {
+    if (client_write(c) < 0) {
+        client_close(c);
+        return;
+    }
+    if ((c->flags & CLIENT_READ_STOPPED) && c->out.pending < CLIENT_BACKPRESSURE_BYTES / 2) {
+        c->flags &= ~CLIENT_READ_STOPPED;
+        update_events(c);
+        if (client_resume(c) < 0) client_close(c);
+    }
+}
+
+static void accept_one(struct worker *w, int lfd, int unix_sock) {
+    for (int i = 0; i < 64; i++) {
+        char addr[96];
+        int local = 0;
+        int fd = net_accept(lfd, addr, sizeof(addr), &local);
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                hk_log(LL_WARNING, "Accepting client connection: %s", strerror(errno));
+            return;
+        }
+        stat_add(&w->stats.connections_received, 1);
+        int n = atomic_fetch_add(&server.nclients, 1) + 1;
+        if (n > CFG(maxclients)) {
+            static const char msg[] = "-ERR max number of clients reached\r\n";
+            ssize_t r = write(fd, msg, sizeof(msg) - 1);
+            (void)r;
+            close(fd);
+            atomic_fetch_sub(&server.nclients, 1);
+            stat_add(&w->stats.rejected_conn, 1);
+            continue;
+        }
+        if (!local && CFG(protected_mode) && !atomic_load(&cfg.requirepass_set)) {
+            ssize_t r = write(fd, denied_msg, sizeof(denied_msg) - 1);
+            (void)r;
+            close(fd);
+            atomic_fetch_sub(&server.nclients, 1);
+            stat_add(&w->stats.rejected_conn, 1);
+            continue;
+        }
+        if (!unix_sock) net_tcp_options(fd, (int)CFG(tcp_keepalive));
+        struct client *c = client_new(w, fd, addr, unix_sock);
+        if (ev_add(w->epfd, fd, EPOLLIN, c) < 0) {
+            client_free(c);
+            continue;
+        }
+        hk_log(LL_VERBOSE, "Accepted %s", addr);
+    }
+}
+
+struct client *worker_find_client(struct worker *w, uint64_t id) {
+    for (struct client *c = w->clients; c; c = c->next)
+        if (c->id == id) return c;
+    return NULL;
+}
+
+/* ---- periodic work ------------------------------------------------------ */
+
+static void clients_cron(struct worker *w) {
+    long long timeout_ms = CFG(timeout) * 1000;
+    long long soft = CFG(obl[OBL_NORMAL][1]), soft_secs = CFG(obl[OBL_NORMAL][2]);
+    struct client *c = w->clients;
+    while (c) {
+        struct client *next = c->next;
+        int kill = 0;
+        if (timeout_ms && !client_is_waiting(c) && w->now_ms - c->last_ms > timeout_ms) {
+            hk_log(LL_VERBOSE, "Closing idle client");
+            kill = 1;
+        }
+        if (soft && c->obuf_soft_since_ms && (long long)c->out.pending > soft &&
+            w->now_ms - c->obuf_soft_since_ms > soft_secs * 1000) {
+            stat_add(&w->stats.client_outbuf_limit_disconnections, 1);
+            kill = 1;
+        }
+        /* Give back the query buffer of a connection that went quiet. */
+        if (!kill && c->qbuf && c->qpos == c->qlen && w->now_ms - c->last_ms > 2000) {
+            hk_free(c->qbuf);
+            c->qbuf = NULL;
+            c->qlen = c->qpos = c->qcap = 0;
+        }
+        if (kill) client_close(c);
+        c = next;
+    }
+}
+
+static void expire_cron(struct worker *w) {
+    long long effort = CFG(active_expire_effort);
+    unsigned budget = (unsigned)(64 * effort);
+    long long deadline = hk_monotonic_us() + 25000 / (CFG(hz) ? CFG(hz) : 10) * 10 / 10;
+    for (unsigned s = (unsigned)w->id; s < ks.nshards; s += (unsigned)server.nworkers) {
+        unsigned n = ks_active_expire(s, w->now_ms, budget);
+        /* A shard with many expired keys gets more passes while time allows. */
+        while (n > budget / 4 && hk_monotonic_us() < deadline) n = ks_active_expire(s, w->now_ms, budget);
+    }
+}
+
+static void worker_cron(struct worker *w) {
+    clients_cron(w);
+    expire_cron(w);
+    pause_check_clients(w);
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static struct evsrc listen_src[HK_MAX_THREADS][HK_MAX_BIND];
+static struct evsrc mailbox_src[HK_MAX_THREADS];
+static struct evsrc unix_src = {SRC_UNIX, -1};
+
+static void close_all_clients(struct worker *w) {
+    while (w->clients) {
+        struct client *c = w->clients;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        client_write(c); /* best effort: a final reply such as SHUTDOWN's error */
+        client_free(c);
+    }
+    w->pending_write = NULL;
+}
+
+static void *worker_main(void *arg) {
+    struct worker *w = arg;
+    current_worker = w;
+    hk_alloc_thread_init();
+    store_stats_sink = &w->sstats;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    struct epoll_event evs[256];
+    w->now_ms = hk_mstime();
+    w->last_cron_ms = w->now_ms;
+    while (!atomic_load(&server.shutdown_asap)) {
+        long long period = 1000 / (CFG(hz) ? CFG(hz) : 10);
+        long long wait = w->last_cron_ms + period - hk_mstime();
+        if (w->paused && wait > 5) wait = 5;
+        if (wait < 0) wait = 0;
+        int n = epoll_wait(w->epfd, evs, 256, (int)wait);
+        w->now_ms = hk_mstime();
+        for (int i = 0; i < n; i++) {
+            void *p = evs[i].data.ptr;
+            uint32_t e = evs[i].events;
+            if (p >= (void *)&listen_src[0][0] && p < (void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND)) {
+                accept_one(w, ((struct evsrc *)p)->fd, 0);
+            } else if (p == &unix_src) {
+                accept_one(w, unix_src.fd, 1);
+            } else if (p == &mailbox_src[w->id]) {
+                mailbox_drain(w);
+            } else {
+                struct client *c = p;
+                if (e & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+                    if (client_read(c) < 0) {
+                        client_close(c);
+                        continue;
+                    }
+                }
+                if ((e & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
+            }
+        }
+        flush_pending(w);
+        if (w->now_ms - w->last_cron_ms >= period || w->paused) {
+            if (w->now_ms - w->last_cron_ms >= period) {
+                w->last_cron_ms = w->now_ms;
+                worker_cron(w);
+            } else {
+                pause_check_clients(w);
+            }
+            flush_pending(w);
+        }
+    }
+    close_all_clients(w);
+    return NULL;
+}
+
+static void open_listeners(void) {
+    char *bind = cfg_get_string(&cfg.bind);
+    char *addrs[HK_MAX_BIND];
+    int naddr = 0;
+    for (char *t = strtok(bind, " "); t && naddr < HK_MAX_BIND; t = strtok(NULL, " ")) addrs[naddr++] = t;
+    int port = (int)CFG(port);
+    int backlog = (int)CFG(tcp_backlog);
+    for (int i = 0; i < server.nworkers && port; i++) {
+        struct worker *w = &server.workers[i];
+        for (int a = 0; a < naddr; a++) {
+            int optional = addrs[a][0] == '-';
+            const char *addr = addrs[a] + optional;
+            char err[256];
+            int fd = net_listen_tcp(addr, port, backlog, 1, err, sizeof(err));
+            if (fd < 0) {
+                if (optional) continue;
+                hk_log(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, port, err);
+                exit(1);
+            }
+            w->listen_fds[w->nlisten] = fd;
+            listen_src[i][w->nlisten].kind = SRC_LISTEN;
+            listen_src[i][w->nlisten].fd = fd;
+            ev_add(w->epfd, fd, EPOLLIN, &listen_src[i][w->nlisten]);
+            w->nlisten++;
+        }
+    }
+    hk_free(bind);
+    char *us = cfg_get_string(&cfg.unixsocket);
+    if (us[0]) {
+        char err[256];
+        int fd = net_listen_unix(us, (unsigned)CFG(unixsocketperm), backlog, err, sizeof(err));
+        if (fd < 0) {
+            hk_log(LL_WARNING, "Failed opening Unix socket %s: %s", us, err);
+            exit(1);
+        }
+        unix_src.fd = fd;
+        server.unix_fd = fd;
+        for (int i = 0; i < server.nworkers; i++) ev_add(server.workers[i].epfd, fd, EPOLLIN | EPOLLEXCLUSIVE, &unix_src);
+    }
+    hk_free(us);
+    if (!port && !us[0]) hk_log(LL_WARNING, "Configured to not listen anywhere, exiting.");
+}
+
+void workers_start(void) {
+    server.workers = hk_calloc((size_t)server.nworkers, sizeof(struct worker));
+    for (int i = 0; i < server.nworkers; i++) {
+        struct worker *w = &server.workers[i];
+        w->id = i;
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        w->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        pthread_mutex_init(&w->mbox_lock, NULL);
+        w->cmdstats = hk_calloc((size_t)commands_total(), sizeof(struct cmdstat));
+        w->errorstats = hk_calloc(HK_MAX_ERRSTATS, sizeof(stat_t));
+        mailbox_src[i].kind = SRC_MAILBOX;
+        mailbox_src[i].fd = w->evfd;
+        ev_add(w->epfd, w->evfd, EPOLLIN, &mailbox_src[i]);
+    }
+    open_listeners();
+    for (int i = 0; i < server.nworkers; i++) {
+        if (pthread_create(&server.workers[i].thread, NULL, worker_main, &server.workers[i]) != 0) {
+            hk_log(LL_WARNING, "Can't create worker thread: %s", strerror(errno));
+            exit(1);
+        }
+    }
+}
+
+static void wake(struct worker *w, void *arg) {
+    (void)w;
+    (void)arg;
+}
+
+void workers_stop(void) {
+    atomic_store(&server.shutdown_asap, 1);
+    for (int i = 0; i < server.nworkers; i++) worker_post(&server.workers[i], wake, NULL);
+}
+
+void workers_join(void) {
+    for (int i = 0; i < server.nworkers; i++) pthread_join(server.workers[i].thread, NULL);
+    for (int i = 0; i < server.nworkers; i++) {
+        struct worker *w = &server.workers[i];
+        for (int l = 0; l < w->nlisten; l++) close(w->listen_fds[l]);
+        /* Mail posted after the loop ended (a late broadcast) is dropped. */
+        struct mail *m = w->mbox_head;
+        while (m) {
+            struct mail *next = m->next;
+            hk_free(m);
+            m = next;
+        }
+    }
+}

@@ -1,0 +1,321 @@
+/* db.c - databases, shards, lookups and expiry; see db.h. */
+#include "db.h"
+
+#include "../core/alloc.h"
+#include "../core/hash.h"
+#include "../core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct keyspace ks;
+_Thread_local struct store_stats *store_stats_sink;
+_Thread_local int store_touch = 1;
+_Thread_local long long store_now_ms;
+
+long long kv_idle_ms(const struct kv *e, long long now_ms) {
+    uint32_t now = lru_clock(now_ms), then = kv_clock(e);
+    uint32_t d = now >= then ? now - then : (LRU_CLOCK_MAX - then) + now;
+    return (long long)d * 1000;
+}
+
+static inline void sink_add(_Atomic unsigned long long *field, unsigned long long n) {
+    atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + n, memory_order_relaxed);
+}
+#define SINK(f, n)                                                                                               \
+    do {                                                                                                         \
+        if (store_stats_sink) sink_add(&store_stats_sink->f, (n));                                              \
+    } while (0)
+
+static uint64_t kv_rehash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    const struct kv *e = (const struct kv *)n;
+    return hk_hash(kv_key(e), kv_keylen(e));
+}
+
+void ks_init(int ndb, unsigned nshards) {
+    ks.ndb = ndb;
+    ks.nshards = nshards;
+    ks.shard_bits = 0;
+    while ((1u << ks.shard_bits) < nshards) ks.shard_bits++;
+    ks.shards = aligned_alloc(64, sizeof(struct shard) * nshards);
+    for (unsigned i = 0; i < nshards; i++) {
+        struct shard *s = &ks.shards[i];
+        memset(s, 0, sizeof(*s));
+        pthread_mutexattr_t a;
+        pthread_mutexattr_init(&a);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+        pthread_mutex_init(&s->lock, &a);
+        pthread_mutexattr_destroy(&a);
+        s->tables = hk_calloc((size_t)ndb, sizeof(struct htable));
+        s->nexpires = hk_calloc((size_t)ndb, sizeof(uint64_t));
+    }
+}
+
+void keyref_init(struct keyref *k, int db, const char *key, size_t klen) {
+    k->db = db;
+    k->key = key;
+    k->klen = klen;
+    k->shard = ks_shard_of(key, klen);
+    k->hash = hk_hash(key, klen);
+}
+
+void shard_lock(unsigned s) { pthread_mutex_lock(&ks.shards[s].lock); }
+void shard_unlock(unsigned s) { pthread_mutex_unlock(&ks.shards[s].lock); }
+
+void ks_lock_all(void) {
+    for (unsigned i = 0; i < ks.nshards; i++) shard_lock(i);
+}
+
+void ks_unlock_all(void) {
+    for (unsigned i = ks.nshards; i-- > 0;) shard_unlock(i);
+}
+
+static inline struct htable *table_of(const struct keyref *k) { return &ks.shards[k->shard].tables[k->db]; }
+
+/* Link pointing at the entry for k, or NULL. */
+static struct hnode **find_link(const struct keyref *k) {
+    struct hnode **link = ht_bucket(table_of(k), k->hash);
+    if (!link) return NULL;
+    for (; *link; link = &(*link)->next) {
+        const struct kv *e = (const struct kv *)*link;
+        if (kv_keylen(e) == k->klen && memcmp(kv_key(e), k->key, k->klen) == 0) return link;
+    }
+    return NULL;
+}
+
+static void unlink_entry(const struct keyref *k, struct hnode **link) {
+    struct kv *e = (struct kv *)*link;
+    struct shard *s = &ks.shards[k->shard];
+    if (kv_has_expire(e)) s->nexpires[k->db]--;
+    ht_unlink(&s->tables[k->db], link);
+}
+
+struct kv *db_find(const struct keyref *k, long long now_ms) {
+    struct hnode **link = find_link(k);
+    if (!link) return NULL;
+    struct kv *e = (struct kv *)*link;
+    if (kv_has_expire(e) && kv_expire(e) <= now_ms) {
+        unlink_entry(k, link);
+        kv_free(e);
+        SINK(expired, 1);
+        ks.shards[k->shard].version++;
+        return NULL;
+    }
+    if (store_touch) kv_set_clock(e, lru_clock(now_ms));
+    return e;
+}
+
+struct kv *db_find_read(const struct keyref *k, long long now_ms) {
+    struct kv *e = db_find(k, now_ms);
+    if (e) SINK(hits, 1);
+    else SINK(misses, 1);
+    return e;
+}
+
+void db_touch_write(const struct keyref *k) {
+    ks.shards[k->shard].version++;
+    SINK(dirty, 1);
+}
+
+struct kv *db_put(const struct keyref *k, struct kv *e) {
+    struct shard *s = &ks.shards[k->shard];
+    struct htable *t = &s->tables[k->db];
+    struct hnode **link = find_link(k);
+    kv_set_clock(e, lru_clock(store_now_ms));
+    if (link) {
+        struct kv *old = (struct kv *)*link;
+        if (kv_has_expire(old)) s->nexpires[k->db]--;
+        e->node.next = old->node.next;
+        *link = &e->node;
+        kv_free(old);
+    } else {
+        ht_insert(t, &e->node, k->hash, kv_rehash, NULL);
+    }
+    if (kv_has_expire(e)) s->nexpires[k->db]++;
+    return e;
+}
+
+void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {
+    struct shard *s = &ks.shards[k->shard];
+    struct hnode **link = find_link(k);
+    /* The caller found old under the same lock, so it is still linked. */
+    while (*link != &old->node) link = &(*link)->next;
+    if (kv_has_expire(old)) s->nexpires[k->db]--;
+    if (kv_has_expire(e)) s->nexpires[k->db]++;
+    e->node.next = old->node.next;
+    *link = &e->node;
+}
+
+struct kv *db_take(const struct keyref *k, long long now_ms) {
+    if (!db_find(k, now_ms)) return NULL;
+    struct hnode **link = find_link(k);
+    struct kv *e = (struct kv *)*link;
+    unlink_entry(k, link);
+    ht_maybe_shrink(table_of(k), kv_rehash, NULL);
+    return e;
+}
+
+int db_delete(const struct keyref *k, long long now_ms) {
+    struct kv *e = db_take(k, now_ms);
+    if (!e) return 0;
+    kv_free(e);
+    return 1;
+}
+
+struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms) {
+    struct shard *s = &ks.shards[k->shard];
+    if (when_ms < 0) {
+        if (!kv_has_expire(e)) return e;
+    } else if (kv_has_expire(e)) {
+        kv_set_expire_field(e, when_ms);
+        return e;
+    }
+    struct hnode **link = find_link(k);
+    while (*link != &e->node) link = &(*link)->next;
+    struct hnode *next = e->node.next;
+    int had = kv_has_expire(e);
+    struct kv *n = kv_with_expire(e, when_ms);
+    n->node.next = next;
+    *link = &n->node;
+    if (had) s->nexpires[k->db]--;
+    if (kv_has_expire(n)) s->nexpires[k->db]++;
+    return n;
+}
+
+unsigned long long ks_dbsize(int db) {
+    unsigned long long n = 0;
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        shard_lock(i);
+        n += ks.shards[i].tables[db].count;
+        shard_unlock(i);
+    }
+    return n;
+}
+
+unsigned long long ks_expires(int db) {
+    unsigned long long n = 0;
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        shard_lock(i);
+        n += ks.shards[i].nexpires[db];
+        shard_unlock(i);
+    }
+    return n;
+}
+
+struct flushed {
+    size_t n;
+    struct htable tables[];
+};
+
+struct flushed *ks_flush(int db) {
+    int first = db < 0 ? 0 : db, last = db < 0 ? ks.ndb - 1 : db;
+    size_t per = (size_t)(last - first + 1);
+    struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct htable));
+    f->n = 0;
+    /* All shards locked at once: no client sees a half-flushed database. */
+    ks_lock_all();
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        struct shard *s = &ks.shards[i];
+        for (int d = first; d <= last; d++) {
+            if (s->tables[d].count || s->tables[d].buckets) f->tables[f->n++] = s->tables[d];
+            ht_init(&s->tables[d]);
+            s->nexpires[d] = 0;
+        }
+        s->version++;
+    }
+    ks_unlock_all();
+    return f;
+}
+
+void ks_flushed_free(struct flushed *f) {
+    for (size_t i = 0; i < f->n; i++) {
+        struct htable *t = &f->tables[i];
+        for (uint64_t b = 0; b < ht_size(t); b++) {
+            struct hnode *n = t->buckets[b];
+            while (n) {
+                struct hnode *next = n->next;
+                kv_free((struct kv *)n);
+                n = next;
+            }
+        }
+        ht_release(t);
+    }
+    hk_free(f);
+}
+
+int ks_swapdb(int a, int b) {
+    ks_lock_all();
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        struct shard *s = &ks.shards[i];
+        struct htable t = s->tables[a];
+        s->tables[a] = s->tables[b];
+        s->tables[b] = t;
+        uint64_t x = s->nexpires[a];
+        s->nexpires[a] = s->nexpires[b];
+        s->nexpires[b] = x;
+        s->version++;
+    }
+    ks_unlock_all();
+    return 1;
+}
+
+struct scan_adapter {
+    void (*fn)(struct kv *e, void *ctx);
+    void *ctx;
+};
+
+static void scan_visit(struct hnode *n, void *ctx) {
+    struct scan_adapter *a = ctx;
+    a->fn((struct kv *)n, a->ctx);
+}
+
+uint64_t shard_scan(unsigned s, int db, uint64_t cursor, void (*fn)(struct kv *e, void *ctx), void *ctx) {
+    struct scan_adapter a = {fn, ctx};
+    return ht_scan(&ks.shards[s].tables[db], cursor, scan_visit, &a);
+}
+
+unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
+    struct shard *s = &ks.shards[si];
+    unsigned expired = 0;
+    shard_lock(si);
+    for (int tries = 0; tries < ks.ndb && budget; tries++) {
+        int d = s->expire_db;
+        struct htable *t = &s->tables[d];
+        if (!s->nexpires[d] || !t->buckets) {
+            s->expire_db = (d + 1) % ks.ndb;
+            s->expire_cursor = 0;
+            continue;
+        }
+        uint64_t cur = s->expire_cursor;
+        do {
+            struct hnode **link = &t->buckets[cur & t->mask];
+            while (*link) {
+                struct kv *e = (struct kv *)*link;
+                budget = budget ? budget - 1 : 0;
+                if (kv_has_expire(e) && kv_expire(e) <= now_ms) {
+                    s->nexpires[d]--;
+                    ht_unlink(t, link);
+                    kv_free(e);
+                    expired++;
+                } else {
+                    link = &(*link)->next;
+                }
+            }
+            /* Advance like a scan so a resize in between loses nothing. */
+            cur = ht_next_cursor(t->mask, cur);
+        } while (cur != 0 && budget);
+        s->expire_cursor = cur;
+        if (cur == 0) s->expire_db = (d + 1) % ks.ndb;
+    }
+    if (expired) {
+        ht_maybe_shrink(&s->tables[s->expire_db], kv_rehash, NULL);
+        s->version++;
+        SINK(expired, expired);
+        SINK(expired_active, expired);
+    }
+    shard_unlock(si);
+    return expired;
+}

@@ -1,0 +1,129 @@
+/* kv.h - the compact key entry and the value encodings it holds.
+ *
+ * One allocation per key: a hash-chain pointer, 4 bytes of metadata (a
+ * 24-bit LRU/LFU clock, the type and the encoding), a flags byte and the key
+ * length, then an optional 8-byte expiry, the key bytes, and the value.
+ * Short strings (up to 44 bytes, Redis's embstr limit) and integers live
+ * inline in the entry; longer or mutable strings and every aggregate live
+ * behind a pointer. For a 10-byte key and a 16-byte value the entry is 41
+ * bytes (a 48-byte allocator class) plus one bucket pointer in the table.
+ *
+ * An entry may move when its size changes (a new value, an expiry added or
+ * removed): functions that can move it return the new address, and callers
+ * must not keep the old one. Entries are protected by their shard's lock. */
+#ifndef HK_KV_H
+#define HK_KV_H
+
+#include "../core/htable.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Types, numbered as Redis numbers them. */
+enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_STREAM = 6, OBJ_VSET = 7 };
+/* Encodings, numbered as Redis numbers them. */
+enum {
+    ENC_RAW = 0,
+    ENC_INT = 1,
+    ENC_HT = 2,
+    ENC_INTSET = 6,
+    ENC_SKIPLIST = 7,
+    ENC_EMBSTR = 8,
+    ENC_QUICKLIST = 9,
+    ENC_STREAM = 10,
+    ENC_LISTPACK = 11
+};
+
+#define KV_EMBSTR_MAX 44
+#define KV_F_EXPIRE 1u
+#define KV_F_BIGKEY 2u /* key length stored as a uint32 after the expiry */
+
+struct kv {
+    struct hnode node;
+    uint32_t meta; /* bits 0-23 clock, 24-27 type, 28-31 encoding */
+    uint8_t flags;
+    uint8_t klen; /* key length when < 255 */
+    unsigned char data[];
+};
+
+/* A heap string for values that grow in place (APPEND, SETRANGE, SETBIT). */
+struct rawstr {
+    uint32_t len, cap;
+    char buf[];
+};
+
+static inline int kv_type(const struct kv *e) { return (int)((e->meta >> 24) & 15); }
+static inline int kv_enc(const struct kv *e) { return (int)(e->meta >> 28); }
+static inline uint32_t kv_clock(const struct kv *e) { return e->meta & 0xffffff; }
+static inline void kv_set_clock(struct kv *e, uint32_t clk) { e->meta = (e->meta & 0xff000000u) | (clk & 0xffffff); }
+static inline void kv_set_enc(struct kv *e, int enc) { e->meta = (e->meta & 0x0fffffffu) | ((uint32_t)enc << 28); }
+static inline int kv_has_expire(const struct kv *e) { return e->flags & KV_F_EXPIRE; }
+static inline long long kv_expire(const struct kv *e) {
+    long long v = -1;
+    if (e->flags & KV_F_EXPIRE) memcpy(&v, e->data, 8);
+    return v;
+}
+static inline void kv_set_expire_field(struct kv *e, long long when) { memcpy(e->data, &when, 8); }
+static inline size_t kv_keylen(const struct kv *e) {
+    if (!(e->flags & KV_F_BIGKEY)) return e->klen;
+    uint32_t l;
+    memcpy(&l, e->data + ((e->flags & KV_F_EXPIRE) ? 8 : 0), 4);
+    return l;
+}
+static inline const char *kv_key(const struct kv *e) {
+    return (const char *)e->data + ((e->flags & KV_F_EXPIRE) ? 8 : 0) + ((e->flags & KV_F_BIGKEY) ? 4 : 0);
+}
+static inline unsigned char *kv_val(const struct kv *e) {
+    return (unsigned char *)kv_key(e) + kv_keylen(e);
+}
+/* Aggregates and raw strings: the value pointer. */
+static inline void *kv_ptr(const struct kv *e) {
+    void *p;
+    memcpy(&p, kv_val(e), sizeof(p));
+    return p;
+}
+static inline void kv_set_ptr(struct kv *e, void *p) { memcpy(kv_val(e), &p, sizeof(p)); }
+
+/* Allocate an entry; the value area (vsize bytes) is left for the caller. */
+struct kv *kv_new(const char *key, size_t klen, int type, int enc, long long expire, size_t vsize);
+/* Entry holding a string value, choosing int/embstr/raw as Redis does. */
+struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
+struct kv *kv_new_int(const char *key, size_t klen, long long v, long long expire);
+/* Entry holding an object pointer (aggregates, raw strings). */
+struct kv *kv_new_ptr(const char *key, size_t klen, int type, int enc, void *ptr, long long expire);
+/* Copy of e with a new expiry (-1 none); e's value moves to the copy and e
+ * is freed without its value. */
+struct kv *kv_with_expire(struct kv *e, long long expire);
+/* Free the entry and its value. */
+void kv_free(struct kv *e);
+/* Free the entry only (its value was moved elsewhere). */
+void kv_free_shell(struct kv *e);
+/* Size in bytes of the value area for e. */
+size_t kv_val_size(const struct kv *e);
+
+/* String values: pointer and length; integers are formatted into numbuf
+ * (at least 21 bytes). */
+void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len);
+/* Integer value of a string entry if it holds a canonical integer. */
+int kv_str_ll(const struct kv *e, long long *v);
+/* Make a string entry's value a raw heap string (for in-place updates);
+ * returns the (possibly moved) entry. The rawstr has room for at least
+ * `want` bytes. */
+struct rawstr *rawstr_new(const char *p, size_t len, size_t cap);
+struct rawstr *rawstr_reserve(struct rawstr *s, size_t want);
+
+/* Value lifecycle by type; aggregate families register their handlers. */
+struct obj_ops {
+    void (*free)(void *ptr, int enc);
+    size_t (*usage)(const void *ptr, int enc, size_t samples);
+    void *(*dup)(const void *ptr, int enc);
+};
+void obj_register(int type, const struct obj_ops *ops);
+/* Deep copy of e's value (COPY); for strings a new entry-independent value. */
+struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long expire);
+size_t kv_usage(const struct kv *e, size_t samples);
+const char *obj_type_name(int type);
+const char *obj_enc_name(int enc);
+
+#endif

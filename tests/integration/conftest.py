@@ -1,0 +1,177 @@
+"""Fixtures for the black-box tests.
+
+By default each test session starts its own hotkv-server (--server-bin) on
+a free port. With --host/--port the same tests run against a server that is
+already running (any Redis-like server), so they double as a compatibility
+check; tests that must start servers with special settings are skipped then.
+
+Fixtures:
+  server        the session's server (host, port, unix socket path)
+  r             redis.Redis (RESP2, bytes) on db 0, flushed before the test
+  conn          RespConn speaking RESP2, typed replies
+  conn3         RespConn after HELLO 3
+  new_server    factory: new_server("--requirepass", "x") starts a private
+                server with extra options and returns its handle
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+import redis
+
+sys.path.insert(0, os.path.dirname(__file__))
+from resp import RespConn  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--server-bin", default=os.path.join(ROOT, "build", "hotkv-server"))
+    parser.addoption("--host", default=None, help="test an already running server")
+    parser.addoption("--port", type=int, default=6379)
+    parser.addoption("--server-threads", type=int, default=2)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    def __init__(self, host, port, proc=None, unix=None, workdir=None, logfile=None, args=()):
+        self.host, self.port, self.proc, self.unix = host, port, proc, unix
+        self.workdir, self.logfile, self.args = workdir, logfile, list(args)
+
+    def client(self, **kw):
+        kw.setdefault("socket_timeout", 20)
+        return redis.Redis(host=self.host, port=self.port, **kw)
+
+    def conn(self, **kw):
+        return RespConn(self.host, self.port, **kw)
+
+    def alive(self):
+        return self.proc is None or self.proc.poll() is None
+
+    def log(self):
+        if self.logfile and os.path.exists(self.logfile):
+            with open(self.logfile, errors="replace") as f:
+                return f.read()
+        return ""
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def start_server(binary, *extra, threads=2, wait=True):
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="hotkv-test-")
+    unix = os.path.join(workdir, "hotkv.sock")
+    logfile = os.path.join(workdir, "server.log")
+    args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--threads", str(threads),
+            "--unixsocket", unix, "--logfile", logfile] + list(extra)
+    env = dict(os.environ)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(logfile + ".err", "w"), env=env)
+    srv = Server("127.0.0.1", port, proc, unix, workdir, logfile, args)
+    if wait:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError("server exited: %s" % open(logfile + ".err").read())
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("server did not start")
+    return srv
+
+
+def sanitizer_report(srv):
+    """Text of any sanitizer report the server wrote to stderr."""
+    path = (srv.logfile or "") + ".err"
+    if not os.path.exists(path):
+        return ""
+    text = open(path, errors="replace").read()
+    marks = ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+    return text if any(m in text for m in marks) else ""
+
+
+@pytest.fixture(scope="session")
+def server(request):
+    host = request.config.getoption("--host")
+    if host:
+        yield Server(host, request.config.getoption("--port"))
+        return
+    srv = start_server(request.config.getoption("--server-bin"),
+                       threads=request.config.getoption("--server-threads"))
+    yield srv
+    srv.stop()
+    report = sanitizer_report(srv)
+    assert not report, report
+
+
+@pytest.fixture
+def external(request):
+    return request.config.getoption("--host") is not None
+
+
+@pytest.fixture
+def new_server(request):
+    """Start private servers with extra options; skipped on --host runs."""
+    if request.config.getoption("--host"):
+        pytest.skip("needs its own server")
+    started = []
+
+    def make(*extra, threads=2):
+        srv = start_server(request.config.getoption("--server-bin"), *extra, threads=threads)
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        srv.stop()
+    for srv in started:
+        report = sanitizer_report(srv)
+        assert not report, report
+
+
+@pytest.fixture
+def r(server):
+    c = server.client()
+    c.flushall()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def conn(server, r):
+    c = server.conn()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def conn3(server, r):
+    c = server.conn()
+    hello = c.cmd("HELLO", "3")
+    assert not isinstance(hello, Exception)
+    yield c
+    c.close()
