@@ -8,7 +8,7 @@ want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest redis-t
 case "${1:-build}" in
   build) want="$want_build" ;;
   test)  want="$want_build $want_test" ;;
-  bench) want="$want_build $want_test redis-server gnuplot-nox valgrind" ;;
+  bench) want="$want_build $want_test redis-server gnuplot-nox valgrind bc" ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 

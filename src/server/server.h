@@ -163,6 +163,7 @@ struct worker {
     struct client *clients;  /* doubly linked list of this worker's clients */
     struct client *pending_write; /* clients with output to flush this turn */
     struct client *paused;   /* clients waiting for CLIENT PAUSE to end */
+    struct client *closing;  /* clients to free at the end of this loop turn */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     unsigned expire_cursor_shard;
@@ -190,6 +191,7 @@ struct worker {
 #define CLIENT_REPLY_SKIP (1u << 11)
 #define CLIENT_READ_STOPPED (1u << 12) /* output backpressure */
 #define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on a broadcast to all workers */
+#define CLIENT_CLOSING (1u << 14)     /* on the worker's closing list, freed at end of turn */
 
 typedef struct hk_slice {
     const char *ptr;
@@ -231,6 +233,7 @@ struct client {
     struct client *prev, *next;
     struct client *next_pending;
     struct client *next_paused;
+    struct client *next_closing;
     long long tot_net_in, tot_net_out, tot_cmds;
 };
 

@@ -164,13 +164,20 @@ static void client_free(struct client *c) {
 }
 
 void client_close(struct client *c) {
-    /* A client queued for writing is freed by the flush loop, which still
-     * holds a pointer to it. */
-    if (c->flags & CLIENT_PENDING_WRITE) {
-        c->flags |= CLIENT_CLOSE_ASAP;
-        return;
+    /* Freed at the end of the loop turn: the epoll batch being handled and
+     * the pending-write list may still point at this client. */
+    if (c->flags & CLIENT_CLOSING) return;
+    c->flags |= CLIENT_CLOSING | CLIENT_CLOSE_ASAP;
+    c->next_closing = c->w->closing;
+    c->w->closing = c;
+}
+
+static void free_closed(struct worker *w) {
+    while (w->closing) {
+        struct client *c = w->closing;
+        w->closing = c->next_closing;
+        client_free(c);
     }
-    client_free(c);
 }
 
 void client_set_close_after_reply(struct client *c) { c->flags |= CLIENT_CLOSE_AFTER_REPLY; }
@@ -285,7 +292,8 @@ static void flush_pending(struct worker *w) {
         struct client *c = w->pending_write;
         w->pending_write = c->next_pending;
         c->flags &= ~CLIENT_PENDING_WRITE;
-        if ((c->flags & CLIENT_CLOSE_ASAP) || client_write(c) < 0) client_free(c);
+        if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
+        else if (client_write(c) < 0) client_close(c);
     }
 }
 
@@ -399,6 +407,7 @@ static struct evsrc mailbox_src[HK_MAX_THREADS];
 static struct evsrc unix_src = {SRC_UNIX, -1};
 
 static void close_all_clients(struct worker *w) {
+    free_closed(w);
     while (w->clients) {
         struct client *c = w->clients;
         c->flags &= ~CLIENT_PENDING_WRITE;
@@ -437,6 +446,7 @@ static void *worker_main(void *arg) {
                 mailbox_drain(w);
             } else {
                 struct client *c = p;
+                if (c->flags & CLIENT_CLOSING) continue;
                 if (e & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
                     if (client_read(c) < 0) {
                         client_close(c);
@@ -456,6 +466,7 @@ static void *worker_main(void *arg) {
             }
             flush_pending(w);
         }
+        free_closed(w);
     }
     close_all_clients(w);
     return NULL;
