@@ -1,8 +1,76 @@
-/* keys.c - generic keyspace commands: DEL, EXISTS, TOUCH, expiry, SCAN... */
+/* keys.c - the generic keyspace commands: DEL, UNLINK, EXISTS, TYPE, TOUCH,
+ * RENAME, RENAMENX, COPY, MOVE, SWAPDB, KEYS, SCAN, RANDOMKEY, the EXPIRE
+ * family, TTL and friends, PERSIST and OBJECT.
+ *
+ * These commands work on whole keys and never look inside a value, so they
+ * serve every type. Most run with their keys' shards locked by dispatch; a
+ * key in another database (COPY ... DB n, MOVE) lives in the shard with the
+ * same index, so the lock dispatch took covers it too. KEYS, SCAN, RANDOMKEY
+ * and SWAPDB are CMD_SELF_LOCK and lock shards themselves. Value-specific
+ * work (duplication for COPY, freeing) goes through kv.c's per-type hooks. */
+#include "../core/alloc.h"
 #include "cmds.h"
 #include "cmdutil.h"
 
-void cmd_del(struct client *c) {
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR_SAME_OBJECT "ERR source and destination objects are the same"
+
+/* Lookups that must not refresh the access clock (Redis's LOOKUP_NOTOUCH:
+ * TYPE, TTL, OBJECT...), yet count a keyspace hit or miss like any read. */
+static struct kv *lookup_read_notouch(struct client *c, const struct keyref *k) {
+    int saved = store_touch;
+    store_touch = 0;
+    struct kv *e = db_find_read(k, c->now_ms);
+    store_touch = saved;
+    return e;
+}
+
+static int same_key(const struct keyref *a, const struct keyref *b) {
+    return a->klen == b->klen && memcmp(a->key, b->key, a->klen) == 0;
+}
+
+/* A copy of entry e under another key name, carrying e's value, expiry and
+ * access clock. e's value moves into the new entry and e's shell is freed,
+ * so e must already be detached from its table. */
+static struct kv *kv_rekey(struct kv *e, const char *key, size_t klen) {
+    size_t vs = kv_val_size(e);
+    struct kv *n = kv_new(key, klen, kv_type(e), kv_enc(e), kv_expire(e), vs);
+    n->meta = e->meta;
+    memcpy(kv_val(n), kv_val(e), vs);
+    kv_free_shell(e);
+    return n;
+}
+
+/* Parse a database index the way Redis's getIntFromObjectOrReply does:
+ * a non-integer gets ERR_NOT_INT (or `msg`), a value outside int range the
+ * range error (or `msg`). Returns 0 after replying. */
+static int arg_int_or_reply(struct client *c, const hk_slice *a, int *out, const char *msg) {
+    long long v;
+    if (!hk_str2ll(a->ptr, a->len, &v)) {
+        reply_error(c, msg ? msg : ERR_NOT_INT);
+        return 0;
+    }
+    if (v < INT_MIN || v > INT_MAX) {
+        if (msg) reply_error(c, msg);
+        else reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* ---- DEL, UNLINK, EXISTS, TOUCH, TYPE ---------------------------------- */
+
+/* DEL and UNLINK: expired keys count as absent. UNLINK has DEL's semantics;
+ * Redis only hands a value to its lazy-free thread when freeing it costs
+ * more than 64 allocations, which no string does, so for the types HotKV
+ * has today freeing in place is what Redis does too. */
+static void del_generic(struct client *c) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
@@ -15,7 +83,23 @@ void cmd_del(struct client *c) {
     reply_int(c, n);
 }
 
+void cmd_del(struct client *c) { del_generic(c); }
+void cmd_unlink(struct client *c) { del_generic(c); }
+
+/* EXISTS counts a key once per mention (EXISTS k k -> 2). */
 void cmd_exists(struct client *c) {
+    long long n = 0;
+    for (int i = 1; i < c->argc; i++) {
+        struct keyref k;
+        key_of(c, i, &k);
+        if (lookup_read_notouch(c, &k)) n++;
+    }
+    reply_int(c, n);
+}
+
+/* TOUCH updates the access clock even for CLIENT NO-TOUCH clients
+ * (dispatch lets it through). */
+void cmd_touch(struct client *c) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
@@ -25,12 +109,551 @@ void cmd_exists(struct client *c) {
     reply_int(c, n);
 }
 
-void cmd_touch(struct client *c) {
-    long long n = 0;
-    for (int i = 1; i < c->argc; i++) {
-        struct keyref k;
-        key_of(c, i, &k);
-        if (lookup_write(c, &k)) n++;
+void cmd_type(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read_notouch(c, &k);
+    reply_simple(c, e ? obj_type_name(kv_type(e)) : "none");
+}
+
+/* ---- RENAME, RENAMENX, COPY, MOVE, SWAPDB ------------------------------ */
+
+/* Both keys' shards are locked by dispatch (key spec 1..2). The entry is
+ * re-created under the new name because the key bytes live inside it; the
+ * value itself moves without a copy. The TTL moves with the key. */
+static void rename_generic(struct client *c, int nx) {
+    struct keyref src, dst;
+    key_of(c, 1, &src);
+    key_of(c, 2, &dst);
+    if (!lookup_write(c, &src)) {
+        reply_error(c, ERR_NO_KEY);
+        return;
     }
-    reply_int(c, n);
+    if (same_key(&src, &dst)) {
+        if (nx) reply_int(c, 0);
+        else reply_ok(c);
+        return;
+    }
+    if (lookup_write(c, &dst)) {
+        if (nx) {
+            reply_int(c, 0);
+            return;
+        }
+        db_delete(&dst, c->now_ms);
+    }
+    struct kv *e = db_take(&src, c->now_ms);
+    db_put(&dst, kv_rekey(e, dst.key, dst.klen));
+    db_touch_write(&src);
+    db_touch_write(&dst);
+    if (nx) reply_int(c, 1);
+    else reply_ok(c);
+}
+
+void cmd_rename(struct client *c) { rename_generic(c, 0); }
+void cmd_renamenx(struct client *c) { rename_generic(c, 1); }
+
+/* COPY source destination [DB destination-db] [REPLACE]. Options are
+ * checked in order, then "same object", then the keys, as Redis does. */
+void cmd_copy(struct client *c) {
+    int dbid = c->db, replace = 0;
+    for (int j = 3; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "REPLACE")) {
+            replace = 1;
+        } else if (arg_is(&c->argv[j], "DB") && j + 1 < c->argc) {
+            if (!arg_int_or_reply(c, &c->argv[j + 1], &dbid, NULL)) return;
+            if (dbid < 0 || dbid >= ks.ndb) {
+                reply_error(c, ERR_DB_INDEX);
+                return;
+            }
+            j++;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    struct keyref src, dst;
+    key_of(c, 1, &src);
+    /* Same shard index in any database, so dispatch's lock covers dst. */
+    keyref_init(&dst, dbid, c->argv[2].ptr, c->argv[2].len);
+    if (dbid == c->db && same_key(&src, &dst)) {
+        reply_error(c, ERR_SAME_OBJECT);
+        return;
+    }
+    struct kv *e = lookup_read(c, &src);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    if (lookup_write(c, &dst) && !replace) {
+        reply_int(c, 0);
+        return;
+    }
+    /* db_put replaces (and frees) an existing destination. */
+    db_put(&dst, kv_dup(e, dst.key, dst.klen, kv_expire(e)));
+    db_touch_write(&dst);
+    reply_int(c, 1);
+}
+
+/* MOVE key db: fails (0) when the key is absent here or present there. */
+void cmd_move(struct client *c) {
+    int dbid;
+    if (!arg_int_or_reply(c, &c->argv[2], &dbid, NULL)) return;
+    if (dbid < 0 || dbid >= ks.ndb) {
+        reply_error(c, ERR_DB_INDEX);
+        return;
+    }
+    if (dbid == c->db) {
+        reply_error(c, ERR_SAME_OBJECT);
+        return;
+    }
+    struct keyref src, dst;
+    key_of(c, 1, &src);
+    keyref_init(&dst, dbid, c->argv[1].ptr, c->argv[1].len);
+    if (!lookup_write(c, &src) || lookup_write(c, &dst)) {
+        reply_int(c, 0);
+        return;
+    }
+    struct kv *e = db_take(&src, c->now_ms);
+    db_put(&dst, e);
+    db_touch_write(&src);
+    db_touch_write(&dst);
+    reply_int(c, 1);
+}
+
+/* SWAPDB locks every shard (ks_swapdb) so no command sees one database
+ * half swapped. Clients keep their selected index and see the other data. */
+void cmd_swapdb(struct client *c) {
+    int a, b;
+    if (!arg_int_or_reply(c, &c->argv[1], &a, "ERR invalid first DB index")) return;
+    if (!arg_int_or_reply(c, &c->argv[2], &b, "ERR invalid second DB index")) return;
+    if (a < 0 || a >= ks.ndb || b < 0 || b >= ks.ndb) {
+        reply_error(c, ERR_DB_INDEX);
+        return;
+    }
+    if (a != b) ks_swapdb(a, b);
+    stat_add(&c->w->sstats.dirty, 1);
+    reply_ok(c);
+}
+
+/* ---- KEYS, SCAN, RANDOMKEY --------------------------------------------- */
+
+struct keys_ctx {
+    struct client *c;
+    const char *pat;
+    size_t plen;
+    int allkeys;
+    long long n;
+};
+
+static void keys_visit(struct kv *e, void *arg) {
+    struct keys_ctx *x = arg;
+    if (kv_has_expire(e) && kv_expire(e) <= x->c->now_ms) return;
+    const char *k = kv_key(e);
+    size_t kl = kv_keylen(e);
+    if (!x->allkeys && !hk_globmatch(x->pat, x->plen, k, kl, 0)) return;
+    reply_bulk(x->c, k, kl);
+    x->n++;
+}
+
+/* KEYS pattern: one shard locked at a time, so the reply is not a snapshot
+ * of the whole database (Redis's is); every key present for the whole
+ * command is in it, which is all a client can rely on anyway. Expired keys
+ * are skipped, not deleted. */
+void cmd_keys(struct client *c) {
+    struct keys_ctx x = {c, c->argv[1].ptr, c->argv[1].len, 0, 0};
+    x.allkeys = x.plen == 1 && x.pat[0] == '*';
+    void *h = reply_defer(c);
+    for (unsigned s = 0; s < ks.nshards; s++) {
+        shard_lock(s);
+        uint64_t cur = 0;
+        do cur = shard_scan(s, c->db, cur, keys_visit, &x);
+        while (cur);
+        shard_unlock(s);
+    }
+    reply_fill_array(c, h, x.n);
+}
+
+/* Keys gathered by a SCAN call: copied out under the shard lock, replied
+ * after the cursor is known. Each key is a size_t length then its bytes. */
+struct scan_ctx {
+    long long now_ms;
+    const char *pat, *type;
+    size_t plen, tlen;
+    char *buf;
+    size_t len, cap;
+    long long n;
+    struct kv **expired; /* expired entries seen, deleted after the bucket walk */
+    size_t nexp, expcap;
+};
+
+static void scan_push(struct scan_ctx *x, const char *k, size_t kl) {
+    size_t need = x->len + sizeof(size_t) + kl;
+    if (need > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 1024;
+        while (cap < need) cap *= 2;
+        x->buf = hk_realloc(x->buf, cap);
+        x->cap = cap;
+    }
+    memcpy(x->buf + x->len, &kl, sizeof(size_t));
+    memcpy(x->buf + x->len + sizeof(size_t), k, kl);
+    x->len = need;
+    x->n++;
+}
+
+static void scan_visit(struct kv *e, void *arg) {
+    struct scan_ctx *x = arg;
+    if (kv_has_expire(e) && kv_expire(e) <= x->now_ms) {
+        if (x->nexp == x->expcap) {
+            x->expcap = x->expcap ? x->expcap * 2 : 16;
+            x->expired = hk_realloc(x->expired, x->expcap * sizeof(*x->expired));
+        }
+        x->expired[x->nexp++] = e;
+        return;
+    }
+    const char *k = kv_key(e);
+    size_t kl = kv_keylen(e);
+    if (x->pat && !hk_globmatch(x->pat, x->plen, k, kl, 0)) return;
+    /* Redis 7.2 compares the name case-insensitively; an unknown name
+     * matches nothing (the error for it only comes in Redis 8). */
+    if (x->type && !hk_eqi(x->type, x->tlen, obj_type_name(kv_type(e)))) return;
+    scan_push(x, k, kl);
+}
+
+/* Parse a cursor exactly as Redis 7.2 does (strtoul over the whole
+ * argument: no leading space, no trailing bytes, no overflow). */
+static int scan_parse_cursor(const hk_slice *a, uint64_t *out) {
+    char tmp[64];
+    if (a->len >= sizeof(tmp)) return 0;
+    memcpy(tmp, a->ptr, a->len);
+    tmp[a->len] = '\0';
+    if (memchr(tmp, '\0', a->len)) return 0;
+    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(tmp, &end, 10);
+    if (*end != '\0' || errno == ERANGE) return 0;
+    *out = v;
+    return 1;
+}
+
+/* SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
+ *
+ * Cursor layout: the low ks.shard_bits bits name a shard, the rest is that
+ * shard's reverse-binary bucket cursor (ht_scan). Shards are visited in
+ * ascending order and each one's table with the reverse-binary cursor, so
+ * every key present for the whole iteration is returned even if tables
+ * grow or shrink between calls; a key may come back more than once. COUNT
+ * is a hint, as in Redis: a call stops once it has `count` keys or has
+ * visited count*10 buckets. Empty shards cost nothing but a lock. */
+void cmd_scan(struct client *c) {
+    uint64_t cursor;
+    if (!scan_parse_cursor(&c->argv[1], &cursor)) {
+        reply_error(c, "ERR invalid cursor");
+        return;
+    }
+    long long count = 10;
+    struct scan_ctx x = {.now_ms = c->now_ms};
+    for (int i = 2; i < c->argc; i++) {
+        const hk_slice *a = &c->argv[i];
+        int more = i + 1 < c->argc;
+        if (arg_is(a, "COUNT") && more) {
+            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
+                reply_error(c, ERR_NOT_INT);
+                return;
+            }
+            if (count < 1) {
+                reply_error(c, ERR_SYNTAX);
+                return;
+            }
+            i++;
+        } else if (arg_is(a, "MATCH") && more) {
+            x.pat = c->argv[i + 1].ptr;
+            x.plen = c->argv[i + 1].len;
+            i++;
+        } else if (arg_is(a, "TYPE") && more) {
+            x.type = c->argv[i + 1].ptr;
+            x.tlen = c->argv[i + 1].len;
+            i++;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (x.pat && x.plen == 1 && x.pat[0] == '*') x.pat = NULL;
+
+    long long maxvisits = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10, visits = 0;
+    unsigned shard = (unsigned)(cursor & (ks.nshards - 1));
+    uint64_t bc = ks.shard_bits >= 64 ? 0 : cursor >> ks.shard_bits;
+    int done = 0;
+    for (;;) {
+        shard_lock(shard);
+        struct htable *t = &ks.shards[shard].tables[c->db];
+        if (t->count) {
+            do {
+                bc = shard_scan(shard, c->db, bc, scan_visit, &x);
+                visits++;
+            } while (bc != 0 && x.n < count && visits < maxvisits);
+        } else {
+            bc = 0;
+        }
+        /* Lazy expiry of what the walk found expired; no walk is running
+         * now, and db_find deletes without resizing the table. */
+        for (size_t i = 0; i < x.nexp; i++) {
+            struct kv *e = x.expired[i];
+            struct keyref k;
+            keyref_init(&k, c->db, kv_key(e), kv_keylen(e));
+            db_find(&k, c->now_ms);
+        }
+        x.nexp = 0;
+        shard_unlock(shard);
+        if (bc != 0) break;
+        if (++shard == ks.nshards) {
+            done = 1;
+            break;
+        }
+        if (x.n >= count || visits >= maxvisits) break;
+    }
+    uint64_t next = done ? 0 : (bc << ks.shard_bits) | shard;
+
+    reply_array(c, 2);
+    char nb[24];
+    int nl = hk_ull2str(nb, (unsigned long long)next);
+    reply_bulk(c, nb, (size_t)nl);
+    reply_array(c, x.n);
+    for (size_t off = 0; off < x.len;) {
+        size_t kl;
+        memcpy(&kl, x.buf + off, sizeof(size_t));
+        reply_bulk(c, x.buf + off + sizeof(size_t), kl);
+        off += sizeof(size_t) + kl;
+    }
+    hk_free(x.buf);
+    hk_free(x.expired);
+}
+
+/* With shard s locked: reply a random live key of db and return 1, or
+ * return 0 when the shard has none. Expired keys met on the way are
+ * deleted, so the loop ends: each round either answers or shrinks the
+ * table. */
+static int randomkey_in_shard(struct client *c, unsigned s) {
+    struct htable *t = &ks.shards[s].tables[c->db];
+    while (t->count) {
+        struct hnode *head = ht_random_bucket(t, hk_rand64());
+        if (!head) return 0;
+        unsigned len = 0;
+        for (struct hnode *n = head; n; n = n->next) len++;
+        unsigned pick = (unsigned)(hk_rand64() % len);
+        struct hnode *n = head;
+        while (pick--) n = n->next;
+        struct kv *e = (struct kv *)n;
+        if (kv_has_expire(e) && kv_expire(e) <= c->now_ms) {
+            struct keyref k;
+            keyref_init(&k, c->db, kv_key(e), kv_keylen(e));
+            db_find(&k, c->now_ms); /* deletes it */
+            continue;
+        }
+        reply_bulk(c, kv_key(e), kv_keylen(e));
+        return 1;
+    }
+    return 0;
+}
+
+/* RANDOMKEY: a few random shards first (cheap when the database is well
+ * filled), then a sweep from a random start so a sparse database still
+ * finds its keys and an empty one answers null after one pass. */
+void cmd_randomkey(struct client *c) {
+    unsigned mask = ks.nshards - 1;
+    for (int i = 0; i < 8; i++) {
+        unsigned s = (unsigned)(hk_rand64() & mask);
+        shard_lock(s);
+        int found = randomkey_in_shard(c, s);
+        shard_unlock(s);
+        if (found) return;
+    }
+    unsigned start = (unsigned)(hk_rand64() & mask);
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        unsigned s = (start + i) & mask;
+        shard_lock(s);
+        int found = randomkey_in_shard(c, s);
+        shard_unlock(s);
+        if (found) return;
+    }
+    reply_null(c);
+}
+
+/* ---- expiry ------------------------------------------------------------- */
+
+#define EXPIRE_NX (1 << 0)
+#define EXPIRE_XX (1 << 1)
+#define EXPIRE_GT (1 << 2)
+#define EXPIRE_LT (1 << 3)
+
+/* EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: the time is relative to `base`
+ * (now, or 0 for the AT forms) in seconds or milliseconds. Options are
+ * checked before the number, the number before the key, as in Redis. A
+ * time at or before now deletes the key (and still answers 1). Negative
+ * times are accepted; only overflow of the conversion is an error. */
+static void expire_generic(struct client *c, long long base, int seconds) {
+    int flags = 0;
+    for (int j = 3; j < c->argc; j++) {
+        const hk_slice *a = &c->argv[j];
+        if (arg_is(a, "NX")) flags |= EXPIRE_NX;
+        else if (arg_is(a, "XX")) flags |= EXPIRE_XX;
+        else if (arg_is(a, "GT")) flags |= EXPIRE_GT;
+        else if (arg_is(a, "LT")) flags |= EXPIRE_LT;
+        else {
+            reply_errorf(c, "ERR Unsupported option %.*s", (int)a->len, a->ptr);
+            return;
+        }
+    }
+    if ((flags & EXPIRE_NX) && (flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT))) {
+        reply_error(c, "ERR NX and XX, GT or LT options at the same time are not compatible");
+        return;
+    }
+    if ((flags & EXPIRE_GT) && (flags & EXPIRE_LT)) {
+        reply_error(c, "ERR GT and LT options at the same time are not compatible");
+        return;
+    }
+    long long when;
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &when)) {
+        reply_error(c, ERR_NOT_INT);
+        return;
+    }
+    if (seconds) {
+        if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000) {
+            reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+            return;
+        }
+        when *= 1000;
+    }
+    if (when > LLONG_MAX - base) {
+        reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+        return;
+    }
+    when += base;
+
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    long long cur = kv_expire(e); /* -1: no TTL, which counts as infinite */
+    if (((flags & EXPIRE_NX) && cur != -1) || ((flags & EXPIRE_XX) && cur == -1) ||
+        ((flags & EXPIRE_GT) && (cur == -1 || when <= cur)) || ((flags & EXPIRE_LT) && cur != -1 && when >= cur)) {
+        reply_int(c, 0);
+        return;
+    }
+    if (when <= c->now_ms) db_delete(&k, c->now_ms);
+    else db_set_expire(&k, e, when);
+    db_touch_write(&k);
+    reply_int(c, 1);
+}
+
+void cmd_expire(struct client *c) { expire_generic(c, c->now_ms, 1); }
+void cmd_pexpire(struct client *c) { expire_generic(c, c->now_ms, 0); }
+void cmd_expireat(struct client *c) { expire_generic(c, 0, 1); }
+void cmd_pexpireat(struct client *c) { expire_generic(c, 0, 0); }
+
+/* TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 when the key is absent, -1 when it
+ * has no TTL; seconds are rounded to the nearest, as Redis does. */
+static void ttl_generic(struct client *c, int ms, int absolute) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read_notouch(c, &k);
+    if (!e) {
+        reply_int(c, -2);
+        return;
+    }
+    long long when = kv_expire(e);
+    if (when == -1) {
+        reply_int(c, -1);
+        return;
+    }
+    long long v = absolute ? when : when - c->now_ms;
+    if (v < 0) v = 0;
+    /* Rounded without computing v + 500, which overflows near LLONG_MAX. */
+    reply_int(c, ms ? v : v / 1000 + (v % 1000 >= 500));
+}
+
+void cmd_ttl(struct client *c) { ttl_generic(c, 0, 0); }
+void cmd_pttl(struct client *c) { ttl_generic(c, 1, 0); }
+void cmd_expiretime(struct client *c) { ttl_generic(c, 0, 1); }
+void cmd_pexpiretime(struct client *c) { ttl_generic(c, 1, 1); }
+
+void cmd_persist(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (!e || !kv_has_expire(e)) {
+        reply_int(c, 0);
+        return;
+    }
+    db_set_expire(&k, e, -1);
+    db_touch_write(&k);
+    reply_int(c, 1);
+}
+
+/* ---- OBJECT ------------------------------------------------------------- */
+
+/* The key of an OBJECT subcommand (argv[2]) without touching its clock;
+ * replies null and returns NULL when absent. */
+static struct kv *object_lookup(struct client *c) {
+    struct keyref k;
+    key_of(c, 2, &k);
+    struct kv *e = lookup_read_notouch(c, &k);
+    if (!e) reply_null(c);
+    return e;
+}
+
+void cmd_object_encoding(struct client *c) {
+    struct kv *e = object_lookup(c);
+    if (e) reply_bulk_cstr(c, obj_enc_name(kv_enc(e)));
+}
+
+/* HotKV has no maxmemory policy yet, so every entry's clock is an LRU time
+ * and access frequency is never tracked: FREQ answers Redis's error for
+ * non-LFU policies (after the key lookup, as Redis orders it), IDLETIME
+ * always has a clock to read. When LFU eviction arrives both must consult
+ * the policy, as Redis's do. */
+void cmd_object_freq(struct client *c) {
+    if (!object_lookup(c)) return;
+    reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+                   "when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+}
+
+void cmd_object_idletime(struct client *c) {
+    struct kv *e = object_lookup(c);
+    if (e) reply_int(c, kv_idle_ms(e, c->now_ms) / 1000);
+}
+
+/* Redis answers INT_MAX for its shared small-integer objects and the real
+ * count otherwise. HotKV shares no value between keys: small integers are
+ * stored inline in each key's entry and every other value has exactly one
+ * owner (COPY duplicates), so 1 is the true count for every key. */
+void cmd_object_refcount(struct client *c) {
+    if (object_lookup(c)) reply_int(c, 1);
+}
+
+void cmd_object_help(struct client *c) {
+    static const char *help[] = {
+        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        "HELP",
+        "    Prints this help.",
+    };
+    size_t n = sizeof(help) / sizeof(help[0]);
+    reply_array(c, (long long)n);
+    for (size_t i = 0; i < n; i++) reply_simple(c, help[i]);
 }

@@ -1,25 +1,112 @@
-/* string.c - string commands: GET, SET and the family. */
+/* string.c - the string command family: GET, SET and its variants (SETNX,
+ * SETEX, PSETEX, GETSET, GETDEL, GETEX), MGET/MSET/MSETNX, APPEND, STRLEN,
+ * the INCR/DECR family and INCRBYFLOAT, GETRANGE/SUBSTR, SETRANGE and LCS,
+ * with Redis 7.2's replies and error texts. It also holds the string value
+ * helpers declared in strval.h. Bit operations on strings live in
+ * bitops.c. Every handler runs with its keys' shards locked by dispatch;
+ * an entry may move when it is replaced (db_put) or its TTL changes, so no
+ * kv pointer is used after such a call. */
 #include "../core/alloc.h"
+#include "../core/util.h"
+#include "../server/config.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "strval.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-void cmd_get(struct client *c) {
-    struct keyref k;
-    key_of(c, 1, &k);
-    struct kv *e = lookup_read(c, &k);
-    if (!e) {
-        reply_null(c);
-        return;
+/* ---- value helpers (strval.h) -------------------------------------------- */
+
+long long strval_max_len(void) {
+    long long lim = CFG(proto_max_bulk_len);
+    /* A rawstr keeps its length in 32 bits (and one byte for the NUL). */
+    if (lim > (long long)UINT32_MAX - 1) lim = (long long)UINT32_MAX - 1;
+    return lim;
+}
+
+struct rawstr *strval_unshare(const struct keyref *k, struct kv **ep, size_t reserve) {
+    struct kv *e = *ep;
+    if (kv_enc(e) == ENC_RAW) {
+        struct rawstr *s = kv_ptr(e);
+        if (reserve > s->cap) {
+            s = rawstr_reserve(s, reserve);
+            kv_set_ptr(e, s);
+        }
+        return s;
     }
-    if (!check_type(c, e, OBJ_STRING)) return;
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    /* Copy before db_put frees the entry that p may point into. */
+    struct rawstr *s = rawstr_new(p, len, reserve > len ? reserve : len);
+    struct kv *n = kv_new_ptr(k->key, k->klen, OBJ_STRING, ENC_RAW, s, kv_expire(e));
+    db_put(k, n);
+    *ep = n;
+    return s;
+}
+
+struct kv *strval_new_zeroed(const struct keyref *k, size_t len, struct rawstr **out) {
+    struct rawstr *s = rawstr_new(NULL, 0, len);
+    rawstr_growzero(s, len);
+    *out = s;
+    return kv_new_ptr(k->key, k->klen, OBJ_STRING, ENC_RAW, s, -1);
+}
+
+struct kv *strval_new_noint(const char *key, size_t klen, const char *p, size_t len, long long expire) {
+    if (len > KV_EMBSTR_MAX) return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(p, len, len), expire);
+    struct kv *e = kv_new(key, klen, OBJ_STRING, ENC_EMBSTR, expire, 1 + len);
+    unsigned char *v = kv_val(e);
+    v[0] = (unsigned char)len;
+    memcpy(v + 1, p, len);
+    return e;
+}
+
+/* Reply with the bytes of string entry e as a bulk string. */
+static void reply_strval(struct client *c, const struct kv *e) {
     char nb[HK_LONG_STR_SIZE];
     const char *p;
     size_t len;
     kv_str(e, nb, &p, &len);
     reply_bulk(c, p, len);
+}
+
+/* Total length of an edit is within the string size limit; replies the
+ * error otherwise. */
+static int check_string_length(struct client *c, long long size, long long append) {
+    long long lim = strval_max_len();
+    if (size > lim || append > lim - size) {
+        reply_error(c, ERR_STRING_TOO_LONG);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- GET, SET and variants ------------------------------------------------ */
+
+/* GET's reply for key argv[1]. Returns 0 (after WRONGTYPE) when the key
+ * holds another type; a missing key replies null and returns 1. */
+static int get_generic(struct client *c, const struct keyref *k) {
+    struct kv *e = lookup_read(c, k);
+    if (!e) {
+        reply_null(c);
+        return 1;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return 0;
+    reply_strval(c, e);
+    return 1;
+}
+
+void cmd_get(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    get_generic(c, &k);
 }
 
 #define SET_NX (1 << 0)
@@ -30,20 +117,69 @@ void cmd_get(struct client *c) {
 #define SET_EXAT (1 << 5)
 #define SET_PXAT (1 << 6)
 #define SET_KEEPTTL (1 << 7)
-#define SET_ANY_EXPIRE (SET_EX | SET_PX | SET_EXAT | SET_PXAT | SET_KEEPTTL)
+#define SET_PERSIST (1 << 8)
 
-int parse_expire_arg(struct client *c, const hk_slice *a, int unit_seconds, int absolute, long long *when_ms) {
+enum { OPTS_SET, OPTS_GET };
+
+/* Parse the options of SET (from argv[3]) or GETEX (from argv[2]) as
+ * Redis does: an expiry option excludes the other kinds but may repeat
+ * itself (the last value wins), NX/XX exclude each other, KEEPTTL is SET's
+ * and PERSIST GETEX's. Sets *exp_arg to the argv index of the expiry
+ * value, or -1. Replies "syntax error" and returns 0 on anything else. */
+static int parse_string_opts(struct client *c, int kind, int *flags, int *exp_arg) {
+    *flags = 0;
+    *exp_arg = -1;
+    for (int j = kind == OPTS_GET ? 2 : 3; j < c->argc; j++) {
+        const hk_slice *a = &c->argv[j];
+        int f = *flags, next = j + 1 < c->argc;
+        if (kind == OPTS_SET && arg_is(a, "NX") && !(f & SET_XX)) {
+            *flags |= SET_NX;
+        } else if (kind == OPTS_SET && arg_is(a, "XX") && !(f & SET_NX)) {
+            *flags |= SET_XX;
+        } else if (kind == OPTS_SET && arg_is(a, "GET")) {
+            *flags |= SET_GET;
+        } else if (kind == OPTS_SET && arg_is(a, "KEEPTTL") &&
+                   !(f & (SET_PERSIST | SET_EX | SET_EXAT | SET_PX | SET_PXAT))) {
+            *flags |= SET_KEEPTTL;
+        } else if (kind == OPTS_GET && arg_is(a, "PERSIST") &&
+                   !(f & (SET_EX | SET_EXAT | SET_PX | SET_PXAT | SET_KEEPTTL))) {
+            *flags |= SET_PERSIST;
+        } else if (arg_is(a, "EX") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EXAT | SET_PX | SET_PXAT))) {
+            *flags |= SET_EX;
+            *exp_arg = ++j;
+        } else if (arg_is(a, "PX") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_EXAT | SET_PXAT))) {
+            *flags |= SET_PX;
+            *exp_arg = ++j;
+        } else if (arg_is(a, "EXAT") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_PX | SET_PXAT))) {
+            *flags |= SET_EXAT;
+            *exp_arg = ++j;
+        } else if (arg_is(a, "PXAT") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_EXAT | SET_PX))) {
+            *flags |= SET_PXAT;
+            *exp_arg = ++j;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Turn the expiry argument of an EX/PX/EXAT/PXAT option (flags says
+ * which) into an absolute time in ms. Values <= 0, and those that
+ * overflow, get "invalid expire time in '<cmd>' command". */
+static int parse_expire(struct client *c, const hk_slice *a, int flags, long long *when_ms) {
+    int seconds = (flags & (SET_EX | SET_EXAT)) != 0, relative = (flags & (SET_EX | SET_PX)) != 0;
     long long v;
     if (!hk_str2ll(a->ptr, a->len, &v)) {
         reply_error(c, ERR_NOT_INT);
         return 0;
     }
-    if (v <= 0 || (unit_seconds && v > LLONG_MAX / 1000)) {
+    if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
         reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
         return 0;
     }
-    if (unit_seconds) v *= 1000;
-    if (!absolute) {
+    if (seconds) v *= 1000;
+    if (relative) {
         if (v > LLONG_MAX - c->now_ms) {
             reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
             return 0;
@@ -54,70 +190,495 @@ int parse_expire_arg(struct client *c, const hk_slice *a, int unit_seconds, int 
     return 1;
 }
 
+/* Store value argv[vi] at k with absolute expiry `when` (-1: none), as
+ * SET does. An expiry already in the past deletes the key instead. */
+static void set_value(struct client *c, const struct keyref *k, int vi, long long when) {
+    const hk_slice *v = &c->argv[vi];
+    if (when >= 0 && when <= c->now_ms) db_delete(k, c->now_ms);
+    else db_put(k, kv_new_str(k->key, k->klen, v->ptr, v->len, when));
+    db_touch_write(k);
+}
+
+/* The shared body of SET, SETNX, SETEX and PSETEX: the value is argv[vi],
+ * the expiry argv[exp_arg] (-1: none). Replies +OK, or null when NX/XX
+ * stops the write; with int_replies (SETNX) 1 and 0 instead. */
+static void set_generic(struct client *c, int flags, int vi, int exp_arg, int int_replies) {
+    long long when = -1;
+    if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
+    struct keyref k;
+    key_of(c, 1, &k);
+    if ((flags & SET_GET) && !get_generic(c, &k)) return;
+    /* A plain SET needs nothing from the old entry: db_put replaces it. */
+    struct kv *old = (flags & (SET_NX | SET_XX | SET_KEEPTTL)) ? lookup_write(c, &k) : NULL;
+    if (((flags & SET_NX) && old) || ((flags & SET_XX) && !old)) {
+        if (flags & SET_GET) return;
+        if (int_replies) reply_int(c, 0);
+        else reply_null(c);
+        return;
+    }
+    if ((flags & SET_KEEPTTL) && old) when = kv_expire(old);
+    set_value(c, &k, vi, when);
+    if (flags & SET_GET) return;
+    if (int_replies) reply_int(c, 1);
+    else reply_ok(c);
+}
+
 void cmd_set(struct client *c) {
-    int flags = 0;
-    int exp_arg = -1;
+    int flags, exp_arg;
+    if (!parse_string_opts(c, OPTS_SET, &flags, &exp_arg)) return;
+    set_generic(c, flags, 2, exp_arg, 0);
+}
+
+void cmd_setnx(struct client *c) { set_generic(c, SET_NX, 2, -1, 1); }
+void cmd_setex(struct client *c) { set_generic(c, SET_EX, 3, 2, 0); }
+void cmd_psetex(struct client *c) { set_generic(c, SET_PX, 3, 2, 0); }
+
+void cmd_getset(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    if (!get_generic(c, &k)) return;
+    set_value(c, &k, 2, -1);
+}
+
+void cmd_getdel(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_null(c);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    reply_strval(c, e);
+    db_delete(&k, c->now_ms);
+    db_touch_write(&k);
+}
+
+void cmd_getex(struct client *c) {
+    int flags, exp_arg;
+    if (!parse_string_opts(c, OPTS_GET, &flags, &exp_arg)) return;
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_null(c);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    /* The expiry is validated only once the key is known to exist, as
+     * Redis does. */
+    long long when = -1;
+    if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
+    reply_strval(c, e);
+    if (exp_arg > 0 && when <= c->now_ms) {
+        db_delete(&k, c->now_ms);
+        db_touch_write(&k);
+    } else if (exp_arg > 0) {
+        db_set_expire(&k, e, when);
+        db_touch_write(&k);
+    } else if ((flags & SET_PERSIST) && kv_has_expire(e)) {
+        db_set_expire(&k, e, -1);
+        db_touch_write(&k);
+    }
+}
+
+/* ---- multi-key ------------------------------------------------------------ */
+
+void cmd_mget(struct client *c) {
+    reply_array(c, c->argc - 1);
+    for (int j = 1; j < c->argc; j++) {
+        struct keyref k;
+        key_of(c, j, &k);
+        struct kv *e = lookup_read(c, &k);
+        if (!e || kv_type(e) != OBJ_STRING) reply_null(c);
+        else reply_strval(c, e);
+    }
+}
+
+/* MSET and MSETNX: dispatch holds every key's shard, so the whole set of
+ * writes is seen at once or not at all. */
+static void mset_generic(struct client *c, int nx) {
+    if (c->argc % 2 == 0) {
+        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->fullname);
+        return;
+    }
+    struct keyref k;
+    if (nx) {
+        for (int j = 1; j < c->argc; j += 2) {
+            key_of(c, j, &k);
+            if (lookup_write(c, &k)) {
+                reply_int(c, 0);
+                return;
+            }
+        }
+    }
+    for (int j = 1; j < c->argc; j += 2) {
+        key_of(c, j, &k);
+        set_value(c, &k, j + 1, -1);
+    }
+    if (nx) reply_int(c, 1);
+    else reply_ok(c);
+}
+
+void cmd_mset(struct client *c) { mset_generic(c, 0); }
+void cmd_msetnx(struct client *c) { mset_generic(c, 1); }
+
+/* ---- in-place edits --------------------------------------------------------- */
+
+void cmd_append(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    const hk_slice *v = &c->argv[2];
+    struct kv *e = lookup_write(c, &k);
+    if (!e) {
+        db_put(&k, kv_new_str(k.key, k.klen, v->ptr, v->len, -1));
+        db_touch_write(&k);
+        reply_int(c, (long long)v->len);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    if (!check_string_length(c, (long long)len, (long long)v->len)) return;
+    struct rawstr *s = strval_unshare(&k, &e, len + v->len);
+    memcpy(s->buf + s->len, v->ptr, v->len);
+    s->len += (uint32_t)v->len;
+    s->buf[s->len] = '\0';
+    db_touch_write(&k);
+    reply_int(c, (long long)s->len);
+}
+
+void cmd_strlen(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    reply_int(c, (long long)len);
+}
+
+void cmd_setrange(struct client *c) {
+    long long offset;
+    if (!arg_ll_or_reply(c, &c->argv[2], &offset, NULL)) return;
+    if (offset < 0) {
+        reply_error(c, "ERR offset is out of range");
+        return;
+    }
+    const hk_slice *v = &c->argv[3];
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    struct rawstr *s;
+    if (!e) {
+        if (v->len == 0) {
+            reply_int(c, 0);
+            return;
+        }
+        if (!check_string_length(c, offset, (long long)v->len)) return;
+        db_put(&k, strval_new_zeroed(&k, (size_t)offset + v->len, &s));
+    } else {
+        if (!check_type(c, e, OBJ_STRING)) return;
+        char nb[HK_LONG_STR_SIZE];
+        const char *p;
+        size_t len;
+        kv_str(e, nb, &p, &len);
+        /* Setting nothing leaves the value (and its encoding) alone. */
+        if (v->len == 0) {
+            reply_int(c, (long long)len);
+            return;
+        }
+        if (!check_string_length(c, offset, (long long)v->len)) return;
+        size_t need = (size_t)offset + v->len;
+        s = strval_unshare(&k, &e, need);
+        rawstr_growzero(s, need);
+    }
+    memcpy(s->buf + offset, v->ptr, v->len);
+    db_touch_write(&k);
+    reply_int(c, (long long)s->len);
+}
+
+/* GETRANGE and SUBSTR: inclusive range with negative indexes counted from
+ * the end, clamped to the string (Redis 7.2 semantics, including that an
+ * end before the start of the string clamps to byte 0). */
+void cmd_getrange(struct client *c) {
+    long long start, end;
+    if (!arg_ll_or_reply(c, &c->argv[2], &start, NULL)) return;
+    if (!arg_ll_or_reply(c, &c->argv[3], &end, NULL)) return;
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_bulk(c, "", 0);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    long long n = (long long)len;
+    if (start < 0 && end < 0 && start > end) {
+        reply_bulk(c, "", 0);
+        return;
+    }
+    if (start < 0) start += n;
+    if (end < 0) end += n;
+    if (start < 0) start = 0;
+    if (end < 0) end = 0;
+    if (end >= n) end = n - 1;
+    if (n == 0 || start > end) reply_bulk(c, "", 0);
+    else reply_bulk(c, p + start, (size_t)(end - start + 1));
+}
+
+void cmd_substr(struct client *c) { cmd_getrange(c); }
+
+/* ---- counters --------------------------------------------------------------- */
+
+/* Add incr to the integer at argv[1] (absent = 0). The TTL is kept; an
+ * integer-encoded value is updated in place. */
+static void incr_generic(struct client *c, long long incr) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (e && !check_type(c, e, OBJ_STRING)) return;
+    long long v = 0;
+    if (e && !kv_str_ll(e, &v)) {
+        reply_error(c, ERR_NOT_INT);
+        return;
+    }
+    if ((incr < 0 && v < 0 && incr < LLONG_MIN - v) || (incr > 0 && v > 0 && incr > LLONG_MAX - v)) {
+        reply_error(c, ERR_OVERFLOW);
+        return;
+    }
+    v += incr;
+    if (e && kv_enc(e) == ENC_INT) memcpy(kv_val(e), &v, sizeof(v));
+    else db_put(&k, kv_new_int(k.key, k.klen, v, e ? kv_expire(e) : -1));
+    db_touch_write(&k);
+    reply_int(c, v);
+}
+
+void cmd_incr(struct client *c) { incr_generic(c, 1); }
+void cmd_decr(struct client *c) { incr_generic(c, -1); }
+
+void cmd_incrby(struct client *c) {
+    long long incr;
+    if (!arg_ll_or_reply(c, &c->argv[2], &incr, NULL)) return;
+    incr_generic(c, incr);
+}
+
+void cmd_decrby(struct client *c) {
+    long long incr;
+    if (!arg_ll_or_reply(c, &c->argv[2], &incr, NULL)) return;
+    if (incr == LLONG_MIN) {
+        reply_error(c, "ERR decrement would overflow");
+        return;
+    }
+    incr_generic(c, -incr);
+}
+
+/* Parse a long double the way Redis's string2ld does: the whole buffer,
+ * no leading space, overflow and NaN rejected, but "inf" accepted, so that
+ * INCRBYFLOAT reports it as producing an infinity rather than as not a
+ * float. */
+static int parse_ld(const char *s, size_t len, long double *out) {
+    char buf[5120];
+    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)s[0])) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    long double v = strtold(buf, &end);
+    if ((size_t)(end - buf) != len) return 0;
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) return 0;
+    if (isnan(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+void cmd_incrbyfloat(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (e && !check_type(c, e, OBJ_STRING)) return;
+    long double v = 0, incr;
+    if (e) {
+        long long iv;
+        if (kv_enc(e) == ENC_INT) {
+            memcpy(&iv, kv_val(e), sizeof(iv));
+            v = (long double)iv;
+        } else {
+            char nb[HK_LONG_STR_SIZE];
+            const char *p;
+            size_t len;
+            kv_str(e, nb, &p, &len);
+            if (!parse_ld(p, len, &v)) {
+                reply_error(c, ERR_NOT_FLOAT);
+                return;
+            }
+        }
+    }
+    if (!parse_ld(c->argv[2].ptr, c->argv[2].len, &incr)) {
+        reply_error(c, ERR_NOT_FLOAT);
+        return;
+    }
+    v += incr;
+    if (isnan(v) || isinf(v)) {
+        reply_error(c, "ERR increment would produce NaN or Infinity");
+        return;
+    }
+    char buf[5200];
+    int n = hk_ld2str(buf, sizeof(buf), v);
+    if (n < 0) n = 0;
+    db_put(&k, strval_new_noint(k.key, k.klen, buf, (size_t)n, e ? kv_expire(e) : -1));
+    db_touch_write(&k);
+    reply_bulk(c, buf, (size_t)n);
+}
+
+/* ---- LCS ------------------------------------------------------------------------ */
+
+/* Bytes of the string at argv[i] for LCS: "" when absent. Returns 0 when
+ * the key holds another type. nb keeps an integer's digits. */
+static int lcs_operand(struct client *c, int i, char *nb, const char **p, size_t *len) {
+    struct keyref k;
+    key_of(c, i, &k);
+    struct kv *e = lookup_read(c, &k);
+    *p = "";
+    *len = 0;
+    if (!e) return 1;
+    if (kv_type(e) != OBJ_STRING) return 0;
+    kv_str(e, nb, p, len);
+    return 1;
+}
+
+/* LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]. The classic
+ * dynamic programming table (uint32 cells, bounded by proto-max-bulk-len)
+ * is walked back from the end; matching ranges are reported from the end
+ * of the strings towards the start, as Redis reports them. */
+void cmd_lcs(struct client *c) {
+    char nba[HK_LONG_STR_SIZE], nbb[HK_LONG_STR_SIZE];
+    const char *a, *b;
+    size_t alen, blen;
+    int oka = lcs_operand(c, 1, nba, &a, &alen);
+    int okb = lcs_operand(c, 2, nbb, &b, &blen);
+    if (!oka || !okb) {
+        reply_error(c, "ERR The specified keys must contain string values");
+        return;
+    }
+    int getlen = 0, getidx = 0, withmatchlen = 0;
+    long long minmatchlen = 0;
     for (int j = 3; j < c->argc; j++) {
-        const hk_slice *a = &c->argv[j];
-        int has_next = j + 1 < c->argc;
-        if (arg_is(a, "NX") && !(flags & SET_XX)) flags |= SET_NX;
-        else if (arg_is(a, "XX") && !(flags & SET_NX)) flags |= SET_XX;
-        else if (arg_is(a, "GET")) flags |= SET_GET;
-        else if (arg_is(a, "KEEPTTL") && !(flags & SET_ANY_EXPIRE)) flags |= SET_KEEPTTL;
-        else if (arg_is(a, "EX") && !(flags & SET_ANY_EXPIRE) && has_next) {
-            flags |= SET_EX;
-            exp_arg = ++j;
-        } else if (arg_is(a, "PX") && !(flags & SET_ANY_EXPIRE) && has_next) {
-            flags |= SET_PX;
-            exp_arg = ++j;
-        } else if (arg_is(a, "EXAT") && !(flags & SET_ANY_EXPIRE) && has_next) {
-            flags |= SET_EXAT;
-            exp_arg = ++j;
-        } else if (arg_is(a, "PXAT") && !(flags & SET_ANY_EXPIRE) && has_next) {
-            flags |= SET_PXAT;
-            exp_arg = ++j;
+        const hk_slice *o = &c->argv[j];
+        if (arg_is(o, "IDX")) {
+            getidx = 1;
+        } else if (arg_is(o, "LEN")) {
+            getlen = 1;
+        } else if (arg_is(o, "WITHMATCHLEN")) {
+            withmatchlen = 1;
+        } else if (arg_is(o, "MINMATCHLEN") && j + 1 < c->argc) {
+            if (!arg_ll_or_reply(c, &c->argv[j + 1], &minmatchlen, NULL)) return;
+            if (minmatchlen < 0) minmatchlen = 0;
+            j++;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
         }
     }
-    long long when = -1;
-    if (exp_arg > 0 && !parse_expire_arg(c, &c->argv[exp_arg], (flags & (SET_EX | SET_EXAT)) != 0,
-                                         (flags & (SET_EXAT | SET_PXAT)) != 0, &when))
-        return;
-
-    struct keyref k;
-    key_of(c, 1, &k);
-    struct kv *old = lookup_write(c, &k);
-    if ((flags & SET_GET) && old && kv_type(old) != OBJ_STRING) {
-        reply_error(c, ERR_WRONGTYPE);
+    if (getlen && getidx) {
+        reply_error(c, "ERR If you want both the length and indexes, please just use IDX.");
         return;
     }
-    int ok = !((flags & SET_NX) && old) && !((flags & SET_XX) && !old);
-    if (flags & SET_GET) {
-        if (old) {
-            char nb[HK_LONG_STR_SIZE];
-            const char *p;
-            size_t len;
-            kv_str(old, nb, &p, &len);
-            reply_bulk(c, p, len);
-        } else {
-            reply_null(c);
+    if (alen >= UINT32_MAX - 1 || blen >= UINT32_MAX - 1) {
+        reply_error(c, "ERR String too long for LCS");
+        return;
+    }
+    unsigned long long cells = (unsigned long long)(alen + 1) * (blen + 1);
+    if (cells > (unsigned long long)CFG(proto_max_bulk_len) / sizeof(uint32_t)) {
+        reply_error(c, "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+        return;
+    }
+    uint32_t *t = hk_malloc((size_t)cells * sizeof(uint32_t));
+    size_t w = blen + 1;
+#define LCS_AT(i, j) t[(size_t)(i) * w + (j)]
+    for (size_t i = 0; i <= alen; i++) {
+        for (size_t j = 0; j <= blen; j++) {
+            if (i == 0 || j == 0) LCS_AT(i, j) = 0;
+            else if (a[i - 1] == b[j - 1]) LCS_AT(i, j) = LCS_AT(i - 1, j - 1) + 1;
+            else LCS_AT(i, j) = LCS_AT(i - 1, j) > LCS_AT(i, j - 1) ? LCS_AT(i - 1, j) : LCS_AT(i, j - 1);
         }
     }
-    if (!ok) {
-        if (!(flags & SET_GET)) reply_null(c);
+    uint32_t total = LCS_AT(alen, blen);
+    if (getlen) {
+        hk_free(t);
+        reply_int(c, total);
         return;
     }
-    if ((flags & SET_KEEPTTL) && old) when = kv_expire(old);
-    const hk_slice *v = &c->argv[2];
-    if (when >= 0 && when <= c->now_ms) {
-        /* Already expired: the write deletes the key. */
-        if (old) db_delete(&k, c->now_ms);
-        db_touch_write(&k);
-    } else {
-        db_put(&k, kv_new_str(k.key, k.klen, v->ptr, v->len, when));
-        db_touch_write(&k);
+    char *res = hk_malloc(total + 1);
+    void *h = NULL;
+    long long nranges = 0;
+    if (getidx) {
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "matches");
+        h = reply_defer(c);
     }
-    if (!(flags & SET_GET)) reply_ok(c);
+    /* Walk back from the end. A range is open while matches follow each
+     * other on the diagonal; it is closed by a mismatch step or by
+     * reaching the first byte of either string. */
+    size_t i = alen, j = blen, pos = total;
+    int open = 0;
+    size_t as = 0, ae = 0, bs = 0, be = 0;
+    while (i > 0 && j > 0) {
+        int emit = 0;
+        if (a[i - 1] == b[j - 1]) {
+            res[--pos] = a[i - 1];
+            if (open && as == i && bs == j) {
+                as--;
+                bs--;
+            } else {
+                open = 1;
+                as = ae = i - 1;
+                bs = be = j - 1;
+            }
+            if (as == 0 || bs == 0) emit = 1;
+            i--;
+            j--;
+        } else {
+            if (LCS_AT(i - 1, j) > LCS_AT(i, j - 1)) i--;
+            else j--;
+            if (open) emit = 1;
+        }
+        if (emit) {
+            long long mlen = (long long)(ae - as + 1);
+            if (getidx && (minmatchlen == 0 || mlen >= minmatchlen)) {
+                reply_array(c, 2 + withmatchlen);
+                reply_array(c, 2);
+                reply_int(c, (long long)as);
+                reply_int(c, (long long)ae);
+                reply_array(c, 2);
+                reply_int(c, (long long)bs);
+                reply_int(c, (long long)be);
+                if (withmatchlen) reply_int(c, mlen);
+                nranges++;
+            }
+            open = 0;
+        }
+    }
+#undef LCS_AT
+    if (getidx) {
+        reply_fill_array(c, h, nranges);
+        reply_bulk_cstr(c, "len");
+        reply_int(c, total);
+    } else {
+        reply_bulk(c, res, total);
+    }
+    hk_free(res);
+    hk_free(t);
 }

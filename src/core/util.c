@@ -117,16 +117,66 @@ int hk_digits10(unsigned long long v) {
     return n;
 }
 
+/* Shortest digits that read back as d, laid out the way Redis 7.2 prints
+ * doubles (its grisu-based dtoa): plain integers up to 7 trailing zeros
+ * past the digits ("100", "10000000"), plain decimals down to 1e-6
+ * ("0.000001"), scientific otherwise with an unpadded exponent ("1e+21",
+ * "1e-7", "1.5e+300"). The digits come from %.*e at the smallest precision
+ * that round-trips. */
 int hk_d2str(char *buf, size_t size, double d) {
     if (isnan(d)) return snprintf(buf, size, "nan");
     if (isinf(d)) return snprintf(buf, size, d > 0 ? "inf" : "-inf");
     if (d == 0) return snprintf(buf, size, signbit(d) ? "-0" : "0");
-    /* The shortest precision that reads back to the same double. */
-    for (int prec = 1; prec <= 17; prec++) {
-        int n = snprintf(buf, size, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d) return n;
+    char sci[40];
+    for (int prec = 0; prec <= 16; prec++) {
+        snprintf(sci, sizeof(sci), "%.*e", prec, d);
+        if (strtod(sci, NULL) == d) break;
     }
-    return snprintf(buf, size, "%.17g", d);
+    /* sci is "[-]D[.DDD]e[+-]XX": collect the digits and the exponent. */
+    char digits[24];
+    int nd = 0, neg = sci[0] == '-';
+    const char *q = sci + neg;
+    for (; *q && *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9') digits[nd++] = *q;
+    int e10 = atoi(q + 1);
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    int k = e10 - (nd - 1); /* value = digits * 10^k */
+    int aexp = e10 < 0 ? -e10 : e10;
+    char out[64];
+    int o = 0;
+    if (neg) out[o++] = '-';
+    if (k >= 0 && aexp < nd + 7) {
+        memcpy(out + o, digits, (size_t)nd);
+        o += nd;
+        memset(out + o, '0', (size_t)k);
+        o += k;
+    } else if (k < 0 && (k > -7 || aexp < 4)) {
+        int intpart = nd + k;
+        if (intpart <= 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            memset(out + o, '0', (size_t)-intpart);
+            o += -intpart;
+            memcpy(out + o, digits, (size_t)nd);
+            o += nd;
+        } else {
+            memcpy(out + o, digits, (size_t)intpart);
+            o += intpart;
+            out[o++] = '.';
+            memcpy(out + o, digits + intpart, (size_t)(nd - intpart));
+            o += nd - intpart;
+        }
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            memcpy(out + o, digits + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        o += snprintf(out + o, sizeof(out) - (size_t)o, "e%c%d", e10 < 0 ? '-' : '+', aexp);
+    }
+    out[o] = '\0';
+    return snprintf(buf, size, "%s", out);
 }
 
 int hk_ld2str(char *buf, size_t size, long double d) {
@@ -148,83 +198,108 @@ int hk_ld2str(char *buf, size_t size, long double d) {
 
 static int lower(int c, int nocase) { return nocase ? tolower(c) : c; }
 
-static int glob_rec(const char *p, size_t pl, const char *s, size_t sl, int nocase, int depth) {
-    if (depth > 1000) return 0; /* pathological patterns give up rather than recurse forever */
-    while (pl) {
-        switch (*p) {
-        case '*':
-            while (pl > 1 && p[1] == '*') {
-                p++;
-                pl--;
-            }
-            if (pl == 1) return 1;
-            for (size_t i = 0; i <= sl; i++)
-                if (glob_rec(p + 1, pl - 1, s + i, sl - i, nocase, depth + 1)) return 1;
-            return 0;
-        case '?':
-            if (!sl) return 0;
-            s++;
-            sl--;
-            break;
-        case '[': {
-            if (!sl) return 0;
-            p++;
-            pl--;
-            int neg = 0, match = 0;
-            if (pl && *p == '^') {
-                neg = 1;
-                p++;
-                pl--;
-            }
-            while (pl && *p != ']') {
-                if (*p == '\\' && pl >= 2) {
-                    p++;
-                    pl--;
-                    if (lower(*p, nocase) == lower(*s, nocase)) match = 1;
-                } else if (pl >= 3 && p[1] == '-') {
-                    int a = lower((unsigned char)p[0], nocase), b = lower((unsigned char)p[2], nocase);
-                    int c = lower((unsigned char)*s, nocase);
-                    if (a > b) {
-                        int t = a;
-                        a = b;
-                        b = t;
-                    }
-                    if (c >= a && c <= b) match = 1;
-                    p += 2;
-                    pl -= 2;
-                } else if (lower(*p, nocase) == lower(*s, nocase)) {
-                    match = 1;
-                }
-                p++;
-                pl--;
-            }
-            if (neg) match = !match;
-            if (!match) return 0;
-            s++;
-            sl--;
-            if (!pl) return sl == 0; /* unterminated set ends the pattern */
-            break;
-        }
-        case '\\':
-            if (pl >= 2) {
-                p++;
-                pl--;
-            }
-            /* fallthrough */
-        default:
-            if (!sl || lower(*p, nocase) != lower(*s, nocase)) return 0;
-            s++;
-            sl--;
-            break;
-        }
+/* Does the single-character token at *p (a literal, an escape, '?' or a
+ * [set]) match c? Advances *p and *pl past the token. A set left open at
+ * the end of the pattern ends there, as in Redis. */
+static int glob_token(const unsigned char **pp, size_t *plp, int c, int nocase) {
+    const unsigned char *p = *pp;
+    size_t pl = *plp;
+    int match = 0;
+    c = lower(c, nocase);
+    if (*p == '?') {
+        match = 1;
+    } else if (*p == '[') {
         p++;
         pl--;
+        int neg = 0;
+        if (pl && *p == '^') {
+            neg = 1;
+            p++;
+            pl--;
+        }
+        while (pl && *p != ']') {
+            if (*p == '\\' && pl >= 2) {
+                p++;
+                pl--;
+                if (lower(*p, nocase) == c) match = 1;
+            } else if (pl >= 3 && p[1] == '-') {
+                int a = lower(p[0], nocase), b = lower(p[2], nocase);
+                if (a > b) {
+                    int t = a;
+                    a = b;
+                    b = t;
+                }
+                if (c >= a && c <= b) match = 1;
+                p += 2;
+                pl -= 2;
+            } else if (lower(*p, nocase) == c) {
+                match = 1;
+            }
+            p++;
+            pl--;
+        }
+        if (neg) match = !match;
+        if (!pl) { /* unterminated set: the pattern ends here */
+            *pp = p;
+            *plp = 0;
+            return match;
+        }
+    } else {
+        if (*p == '\\' && pl >= 2) {
+            p++;
+            pl--;
+        }
+        match = lower(*p, nocase) == c;
     }
-    return sl == 0;
+    *pp = p + 1;
+    *plp = pl - 1;
+    return match;
+}
+
+/* Glob matching in O(pattern * string) time: every token but '*' eats one
+ * character, so on a mismatch it is enough to let the most recent '*' eat
+ * one more character and retry from just after it (an earlier '*' can never
+ * do better). The recursive form is exponential on patterns like
+ * "a*a*a*a*...b", which a client could send to KEYS or SCAN MATCH. */
+static int glob_match(const unsigned char *p, size_t pl, const unsigned char *s, size_t sl, int nocase) {
+    const unsigned char *star_p = NULL, *star_s = NULL;
+    size_t star_pl = 0, star_sl = 0;
+    for (;;) {
+        if (pl && *p == '*') {
+            while (pl && *p == '*') {
+                p++;
+                pl--;
+            }
+            if (!pl) return 1;
+            star_p = p;
+            star_pl = pl;
+            star_s = s;
+            star_sl = sl;
+            continue;
+        }
+        if (!pl && !sl) return 1;
+        if (pl && sl) {
+            if (glob_token(&p, &pl, *s, nocase)) {
+                s++;
+                sl--;
+                continue;
+            }
+        } else if (pl && !sl) {
+            return 0; /* a later star eating less cannot help */
+        }
+        /* Mismatch: let the last star eat one more character. */
+        if (!star_p || !star_sl) return 0;
+        star_s++;
+        star_sl--;
+        p = star_p;
+        pl = star_pl;
+        s = star_s;
+        sl = star_sl;
+    }
 }
 
 int hk_globmatch(const char *pat, size_t plen, const char *str, size_t slen, int nocase) {
-    return glob_rec(pat, plen, str, slen, nocase, 0);
+    return glob_match((const unsigned char *)pat, plen, (const unsigned char *)str, slen, nocase);
 }
 
 int hk_eqi(const char *s, size_t len, const char *word) {

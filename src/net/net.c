@@ -122,8 +122,10 @@ int net_accept(int lfd, char *addr, size_t addrsize, int *is_local) {
     socklen_t sl = sizeof(ss);
     int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return -1;
-    format_addr(&ss, addr, addrsize);
+    /* An unnamed unix peer fills only sun_family: its sun_path is
+     * uninitialised stack, not to be read by format_addr. */
     if (ss.ss_family == AF_UNIX) snprintf(addr, addrsize, "/unixsocket:0");
+    else format_addr(&ss, addr, addrsize);
     *is_local = net_is_loopback_sockaddr(&ss);
     return fd;
 }

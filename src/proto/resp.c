@@ -126,6 +126,10 @@ int resp_split_line(char *base, size_t s, size_t e, void (*push)(void *ctx, size
 }
 
 static enum resp_status parse_inline(struct resp_req *r, char *buf, size_t len) {
+    /* Already split (a request parsed again after CLIENT PAUSE held it
+     * back): the buffer was unescaped in place, so splitting it a second
+     * time would unescape twice. The arguments found the first time stand. */
+    if (r->pos) return RESP_DONE;
     char *nl = memchr(buf, '\n', len);
     if (!nl) {
         if (len > RESP_INLINE_MAX) return fail(r, "too big inline request");
@@ -146,6 +150,18 @@ static enum resp_status parse_inline(struct resp_req *r, char *buf, size_t len) 
 static int read_number_line(struct resp_req *r, char *buf, size_t len, long long *out, int *ok) {
     size_t start = r->pos + 1;
     if (start > len) return 0;
+    /* Fast path for what clients send: 1..18 plain digits, no leading zero,
+     * then "\r\n". Anything else (signs, zeros, a split line) takes the
+     * general path below, whose answer is the reference. */
+    size_t i = start;
+    unsigned long long v = 0;
+    while (i < len && i - start < 18 && (unsigned char)(buf[i] - '0') <= 9) v = v * 10 + (unsigned)(buf[i++] - '0');
+    if (i > start && i + 1 < len && buf[i] == '\r' && buf[i + 1] == '\n' && (buf[start] != '0' || i - start == 1)) {
+        *out = (long long)v;
+        *ok = 1;
+        r->pos = i + 2;
+        return 1;
+    }
     char *cr = memchr(buf + start, '\r', len - start);
     if (!cr) return (len - r->pos > RESP_INLINE_MAX) ? -1 : 0;
     size_t crpos = (size_t)(cr - buf);

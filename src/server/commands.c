@@ -73,7 +73,7 @@ void commands_init(void) {
         c->id = id;
         by_id[id++] = c;
         snprintf(c->fullname, sizeof(c->fullname), "%s", c->name);
-        if (c->proc) c->acl = derive_acl(c);
+        c->acl = derive_acl(c); /* containers too: CONFIG is @slow, as in Redis */
         unsigned s = name_slot(c->name, strlen(c->name));
         while (index_tab[s]) s = (s + 1) & (INDEX_SIZE - 1);
         index_tab[s] = c;

@@ -26,6 +26,17 @@ pthread_rwlock_t cfg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static const struct cfg_enum loglevel_enum[] = {
     {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
 static const struct cfg_enum no_only_enum[] = {{"no", 0}, {NULL, 0}};
+static const struct cfg_enum noeviction_enum[] = {{"noeviction", 0}, {NULL, 0}};
+static const struct cfg_enum protected_enum[] = {
+    {"no", CFG_DEBUG_NO}, {"yes", CFG_DEBUG_YES}, {"local", CFG_DEBUG_LOCAL}, {NULL, 0}};
+
+/* No eviction yet: a memory limit could not be enforced, so only "no limit". */
+static int check_maxmemory(const char *value, char *err, size_t errsize) {
+    long long v;
+    if (cfg_parse_memory(value, &v) && v == 0) return 1;
+    snprintf(err, errsize, "maxmemory is not supported yet (no eviction); only 0 is accepted");
+    return 0;
+}
 
 static int set_obl(const char *value, char *err, size_t errsize);
 static void get_obl(char *buf, size_t size);
@@ -63,6 +74,10 @@ const struct cfg_entry cfg_table[] = {
     STR("dir", dir, "", CFG_IMMUTABLE, NULL),
     ENUM("daemonize", daemonize, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("appendonly", appendonly, no_only_enum, "no", 0),
+    {"maxmemory", NULL, CFG_MEM, 0, &cfg.maxmemory, NULL, 0, LLONG_MAX, "0", NULL, check_maxmemory, NULL, NULL, NULL},
+    ENUM("maxmemory-policy", maxmemory_policy, noeviction_enum, "noeviction", 0),
+    ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
+    ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
@@ -97,7 +112,12 @@ int cfg_parse_memory(const char *s, long long *out) {
 }
 
 static int apply_requirepass(void) {
+    /* Under the lock: another thread's CONFIG SET may be replacing (and
+     * freeing) the string, and a mirror computed from an older value must
+     * not be stored after a newer one's. */
+    pthread_rwlock_rdlock(&cfg_lock);
     atomic_store(&cfg.requirepass_set, cfg.requirepass && cfg.requirepass[0] != '\0');
+    pthread_rwlock_unlock(&cfg_lock);
     return 1;
 }
 
@@ -188,6 +208,7 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
             snprintf(err, errsize, "argument must be between %lld and %lld inclusive", e->min, e->max);
             return 0;
         }
+        if (e->check && !e->check(value, err, errsize)) return 0; /* extra rule of this setting */
         atomic_store(e->ival, v);
         return 1;
     }
@@ -201,7 +222,7 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
         {
             size_t off = (size_t)snprintf(err, errsize, "argument(s) must be one of the following:");
             for (const struct cfg_enum *en = e->enums; en->name && off < errsize; en++)
-                off += (size_t)snprintf(err + off, errsize - off, " %s", en->name);
+                off += (size_t)snprintf(err + off, errsize - off, "%s %s", en == e->enums ? "" : ",", en->name);
         }
         return 0;
     case CFG_STRING: {
@@ -469,10 +490,25 @@ static void render_line(const struct cfg_entry *e, char *buf, size_t size) {
         else snprintf(buf, size, "%s %s", e->name, val);
         return;
     }
+    if (e->type != CFG_STRING) { /* numbers, yes/no and enum words: unquoted, as Redis writes them */
+        snprintf(buf, size, "%s %s", e->name, val);
+        return;
+    }
     size_t off = (size_t)snprintf(buf, size, "%s \"", e->name);
-    for (const char *p = val; *p && off + 4 < size; p++) {
-        if (*p == '"' || *p == '\\') buf[off++] = '\\';
-        buf[off++] = *p;
+    /* Escaped the way the loader (resp_split_line) reads it back: a
+     * newline written raw would split the setting over two lines. */
+    for (const unsigned char *p = (const unsigned char *)val; *p && off + 5 < size; p++) {
+        if (*p == '"' || *p == '\\') {
+            buf[off++] = '\\';
+            buf[off++] = (char)*p;
+        } else if (*p == '\n' || *p == '\r' || *p == '\t') {
+            buf[off++] = '\\';
+            buf[off++] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't';
+        } else if (*p < 0x20 || *p == 0x7f) {
+            off += (size_t)snprintf(buf + off, size - off, "\\x%02x", *p);
+        } else {
+            buf[off++] = (char)*p;
+        }
     }
     snprintf(buf + off, size - off, "\"");
 }

@@ -12,12 +12,17 @@
 #include <stddef.h>
 
 enum { OBL_NORMAL = 0, OBL_REPLICA = 1, OBL_PUBSUB = 2 };
+enum { CFG_DEBUG_NO = 0, CFG_DEBUG_YES = 1, CFG_DEBUG_LOCAL = 2 }; /* enable-debug-command */
 
 struct server_config {
     _Atomic long long port, tcp_backlog, timeout, tcp_keepalive, maxclients, databases, hz;
     _Atomic long long proto_max_bulk_len, client_query_buffer_limit, loglevel, protected_mode;
     _Atomic long long threads, shards, unixsocketperm, daemonize, appendonly;
     _Atomic long long active_expire_effort;
+    /* Read by clients and tools; only their truthful values are accepted
+     * until eviction and cluster mode exist. */
+    _Atomic long long maxmemory, maxmemory_policy, cluster_enabled;
+    _Atomic long long enable_debug_command; /* CFG_DEBUG_* */
     /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
     _Atomic long long obl[3][3];
     _Atomic int requirepass_set;

@@ -108,13 +108,20 @@ int dispatch_command(struct client *c) {
         char msg[1024];
         int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
                            (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
-        for (int i = 1; i < c->argc && off < (int)sizeof(msg) - 140; i++)
+        /* As Redis: arguments are quoted one after the other until their
+         * text reaches 128 bytes, each cut to what is left of those 128. */
+        int args0 = off;
+        for (int i = 1; i < c->argc && off - args0 < 128; i++) {
+            int room = 128 - (off - args0);
             off += snprintf(msg + off, sizeof(msg) - (size_t)off, "'%.*s' ",
-                            (int)(c->argv[i].len > 128 ? 128 : c->argv[i].len), c->argv[i].ptr);
+                            (int)(c->argv[i].len > (size_t)room ? (size_t)room : c->argv[i].len), c->argv[i].ptr);
+        }
         reply_error(c, msg);
         return DISPATCH_DONE;
     }
-    if (cmd->nsubs) {
+    /* A container with a handler of its own (COMMAND) runs it when called
+     * without a subcommand. */
+    if (cmd->nsubs && (c->argc >= 2 || !cmd->proc)) {
         if (c->argc < 2) {
             reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd->name);
             stat_add(&w->cmdstats[cmd->id].rejected, 1);
@@ -161,12 +168,6 @@ int dispatch_command(struct client *c) {
     stat_add(&st->usec, (unsigned long long)dt);
     if (c->errors_in_cmd) stat_add(&st->failed, 1);
     stat_add(&w->stats.commands_processed, 1);
-    /* CLIENT REPLY SKIP mutes exactly the next command's reply. */
-    if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
-    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
-        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
-        c->flags |= CLIENT_REPLY_SKIP;
-    }
     check_output_limits(c);
     return DISPATCH_DONE;
 }
@@ -191,7 +192,9 @@ int client_process_input(struct client *c) {
         if (client_is_waiting(c) ||
             (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_READ_STOPPED)))
             break;
-        if (c->out.pending > CLIENT_BACKPRESSURE_BYTES) {
+        /* Allocated bytes, not just unsent ones: every deferred header
+         * starts a new block, so tiny replies can hold 16 KB each. */
+        if (c->out.alloc > CLIENT_BACKPRESSURE_BYTES) {
             client_stop_reading(c);
             break;
         }
@@ -218,6 +221,13 @@ int client_process_input(struct client *c) {
                     c->w->paused = c;
                 }
                 break;
+            }
+            /* CLIENT REPLY SKIP mutes exactly the next command's reply,
+             * whether that command ran or was rejected (as in Redis). */
+            if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
+            if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+                c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+                c->flags |= CLIENT_REPLY_SKIP;
             }
             c->argc = 0;
         }

@@ -60,6 +60,40 @@ struct worker;
 /* HotKV-only: the command must not run while clients are paused for writes. */
 #define CMD_PAUSE_WRITE (1ULL << 41)
 
+/* Key-spec flags for COMMAND INFO / GETKEYSANDFLAGS (Redis's CMD_KEY_*),
+ * or'ed into a row's flags. A row without any gets RO+access (readonly) or
+ * RW+update (write) derived by COMMAND. */
+#define KS_RO (1ULL << 44)
+#define KS_RW (1ULL << 45)
+#define KS_OW (1ULL << 46)
+#define KS_RM (1ULL << 47)
+#define KS_ACCESS (1ULL << 48)
+#define KS_UPDATE (1ULL << 49)
+#define KS_INSERT (1ULL << 50)
+#define KS_DELETE (1ULL << 51)
+#define KS_NOT_KEY (1ULL << 52)
+#define KS_INCOMPLETE (1ULL << 53)
+#define KS_VARIABLE_FLAGS (1ULL << 54)
+#define KS_MASK (0x7ffULL << 44)
+/* Command tips (COMMAND INFO), also or'ed into flags: two bits, then the
+ * request policy (3-bit field) and the response policy (4-bit field). */
+#define TIP_NONDET_OUTPUT (1ULL << 55)
+#define TIP_NONDET_ORDER (1ULL << 56)
+#define TIP_REQ_SHIFT 57
+#define TIP_REQ_ALL_NODES (1ULL << TIP_REQ_SHIFT)
+#define TIP_REQ_ALL_SHARDS (2ULL << TIP_REQ_SHIFT)
+#define TIP_REQ_MULTI_SHARD (3ULL << TIP_REQ_SHIFT)
+#define TIP_REQ_SPECIAL (4ULL << TIP_REQ_SHIFT)
+#define TIP_RESP_SHIFT 60
+#define TIP_RESP_ONE_SUCCEEDED (1ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_ALL_SUCCEEDED (2ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_AGG_LOGICAL_AND (3ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_AGG_LOGICAL_OR (4ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_AGG_MIN (5ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_AGG_MAX (6ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_AGG_SUM (7ULL << TIP_RESP_SHIFT)
+#define TIP_RESP_SPECIAL (8ULL << TIP_RESP_SHIFT)
+
 /* ACL categories, named after Redis's. */
 #define ACL_KEYSPACE (1ULL << 0)
 #define ACL_READ (1ULL << 1)
@@ -306,6 +340,10 @@ struct client *worker_find_client(struct worker *w, uint64_t id);
 int dispatch_command(struct client *c);
 int client_process_input(struct client *c);
 void pause_check_clients(struct worker *w);
+
+/* src/cmd/info.c: periodic statistics samples (instantaneous rates, peak
+ * memory); worker_cron calls it, it acts on worker 0 only. */
+void info_cron(struct worker *w);
 
 /* log.c */
 enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };

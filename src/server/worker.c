@@ -121,6 +121,8 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
         c->flags |= CLIENT_UNIX_SOCKET;
         char *path = cfg_get_string(&cfg.unixsocket);
         snprintf(c->laddr, sizeof(c->laddr), "%s:0", path);
+        /* Redis shows the socket path as the peer address too. */
+        snprintf(c->addr, sizeof(c->addr), "%s:0", path);
         hk_free(path);
     } else {
         net_local_addr(fd, c->laddr, sizeof(c->laddr));
@@ -202,13 +204,18 @@ static int client_write(struct client *c) {
     while (c->out.pending) {
         int n = ob_iov(&c->out, iov, 64);
         if (n == 0) break;
-        ssize_t w = writev(c->fd, iov, n);
+        /* One block (the usual case) goes out with write(): writev would
+         * copy and check an iovec array in the kernel for nothing. */
+        ssize_t w = n == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             if (errno == EINTR) continue;
             return -1;
         }
         ob_consume(&c->out, (size_t)w);
+        /* Sending counts as interaction (as in Redis): a client draining a
+         * long reply is not idle, whatever `timeout` says. */
+        c->last_ms = c->w->now_ms;
         c->tot_net_out += w;
         stat_add(&c->w->stats.net_output_bytes, (unsigned long long)w);
         stat_add(&c->w->stats.total_writes_processed, 1);
@@ -217,8 +224,11 @@ static int client_write(struct client *c) {
     if (c->out.pending) {
         c->flags |= CLIENT_WANT_WRITE;
     } else {
-        c->flags &= ~CLIENT_WANT_WRITE;
         if (c->flags & CLIENT_CLOSE_AFTER_REPLY) return -1;
+        /* A client stopped for backpressure is resumed by handle_writable
+         * only: keep EPOLLOUT armed, or a client whose output all fit in
+         * the socket would never be read again. */
+        if (!(c->flags & CLIENT_READ_STOPPED)) c->flags &= ~CLIENT_WANT_WRITE;
     }
     if (old != c->flags) update_events(c);
     return 0;
@@ -287,13 +297,18 @@ void client_stop_reading(struct client *c) {
     update_events(c);
 }
 
+static void handle_writable(struct client *c);
+
 static void flush_pending(struct worker *w) {
     while (w->pending_write) {
         struct client *c = w->pending_write;
         w->pending_write = c->next_pending;
         c->flags &= ~CLIENT_PENDING_WRITE;
+        /* Through handle_writable, not client_write alone: a client whose
+         * input was stopped for backpressure must resume when this write
+         * drains its output, since no EPOLLOUT will come to do it. */
         if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
-        else if (client_write(c) < 0) client_close(c);
+        else handle_writable(c);
     }
 }
 
@@ -302,7 +317,7 @@ static void handle_writable(struct client *c) {
         client_close(c);
         return;
     }
-    if ((c->flags & CLIENT_READ_STOPPED) && c->out.pending < CLIENT_BACKPRESSURE_BYTES / 2) {
+    if ((c->flags & CLIENT_READ_STOPPED) && c->out.alloc < CLIENT_BACKPRESSURE_BYTES / 2) {
         c->flags &= ~CLIENT_READ_STOPPED;
         update_events(c);
         if (client_resume(c) < 0) client_close(c);
@@ -395,6 +410,7 @@ static void expire_cron(struct worker *w) {
 }
 
 static void worker_cron(struct worker *w) {
+    info_cron(w);
     clients_cron(w);
     expire_cron(w);
     pause_check_clients(w);
@@ -511,8 +527,12 @@ static void open_listeners(void) {
         server.unix_fd = fd;
         for (int i = 0; i < server.nworkers; i++) ev_add(server.workers[i].epfd, fd, EPOLLIN | EPOLLEXCLUSIVE, &unix_src);
     }
+    int listening = port || us[0];
     hk_free(us);
-    if (!port && !us[0]) hk_log(LL_WARNING, "Configured to not listen anywhere, exiting.");
+    if (!listening) {
+        hk_log(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        exit(1);
+    }
 }
 
 void workers_start(void) {

@@ -290,6 +290,7 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
             continue;
         }
         uint64_t cur = s->expire_cursor;
+        unsigned expired_here = 0;
         do {
             struct hnode **link = &t->buckets[cur & t->mask];
             while (*link) {
@@ -299,7 +300,7 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
                     s->nexpires[d]--;
                     ht_unlink(t, link);
                     kv_free(e);
-                    expired++;
+                    expired_here++;
                 } else {
                     link = &(*link)->next;
                 }
@@ -309,9 +310,12 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
         } while (cur != 0 && budget);
         s->expire_cursor = cur;
         if (cur == 0) s->expire_db = (d + 1) % ks.ndb;
+        /* Shrink the table the keys left (expire_db may have moved on);
+         * the cursor stays valid across a resize. */
+        if (expired_here) ht_maybe_shrink(t, kv_rehash, NULL);
+        expired += expired_here;
     }
     if (expired) {
-        ht_maybe_shrink(&s->tables[s->expire_db], kv_rehash, NULL);
         s->version++;
         SINK(expired, expired);
         SINK(expired_active, expired);

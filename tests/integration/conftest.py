@@ -29,6 +29,12 @@ from resp import RespConn  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
+# TSan's deadlock detector tracks at most 64 mutexes held at once and hangs
+# the thread past that (a CHECK failure); FLUSHALL, KEYS and friends lock
+# every shard in ascending order. Lock order is checked by design instead.
+# Set here so every server a test starts inherits it.
+os.environ.setdefault("TSAN_OPTIONS", "detect_deadlocks=0")
+
 
 def pytest_addoption(parser):
     parser.addoption("--server-bin", default=os.path.join(ROOT, "build", "hotkv-server"))
@@ -49,6 +55,9 @@ class Server:
     def __init__(self, host, port, proc=None, unix=None, workdir=None, logfile=None, args=()):
         self.host, self.port, self.proc, self.unix = host, port, proc, unix
         self.workdir, self.logfile, self.args = workdir, logfile, list(args)
+        self.died_of = None  # exit status if the server exited before stop()
+        self.stopped = False
+        self.stderr_text = ""  # stderr as read by stop(), before the work dir goes
 
     def client(self, **kw):
         kw.setdefault("socket_timeout", 20)
@@ -67,6 +76,11 @@ class Server:
         return ""
 
     def stop(self):
+        # A server that is already gone when the test ends died on its own;
+        # a signal (SIGSEGV, SIGABRT...) there is a crash to report.
+        if self.proc and not self.stopped and self.proc.poll() is not None:
+            self.died_of = self.proc.returncode
+        self.stopped = True
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -74,6 +88,12 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        # The server's stderr lives in the work dir: keep its text for
+        # sanitizer_report, which runs after this.
+        err = (self.logfile or "") + ".err"
+        if os.path.exists(err):
+            with open(err, errors="replace") as f:
+                self.stderr_text = f.read()
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -105,11 +125,17 @@ def start_server(binary, *extra, threads=2, wait=True):
 
 
 def sanitizer_report(srv):
-    """Text of any sanitizer report the server wrote to stderr."""
+    """Text of any sanitizer report the server wrote to stderr, or of a
+    crash (death by a signal before the test stopped it)."""
     path = (srv.logfile or "") + ".err"
-    if not os.path.exists(path):
-        return ""
-    text = open(path, errors="replace").read()
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            text = f.read()
+    else:
+        text = getattr(srv, "stderr_text", "")
+    died = getattr(srv, "died_of", None)
+    if died is not None and died < 0:
+        return "server died from signal %d before the test stopped it\n%s" % (-died, text)
     marks = ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error:", "ERROR: LeakSanitizer")
     return text if any(m in text for m in marks) else ""
 

@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# redis_benchmark.sh - compare hotkv-server and redis-server with redis-benchmark.
+#
+# Runs redis-benchmark (Debian redis-tools) for PING, SET, GET, MSET, MGET and
+# INCR at pipeline 1 and 16 against `hotkv-server --threads 1` and a stock
+# redis-server, each server pinned to one CPU and the client to another, runs
+# alternating between the two servers, median of N runs. Besides throughput it
+# reports the server's CPU time per request (user+sys of all its threads, read
+# from /proc/PID/stat around each run), because on a small machine the client
+# saturates its core first and throughput alone says little about the server.
+# It is a measuring tool, not a test: it never fails on a slow result.
+# See bench/README.md for the flags and how to read the table.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+hotkv_bin="$root/build/hotkv-server"
+redis_bin=$(command -v redis-server || echo /usr/bin/redis-server)
+bench_bin=$(command -v redis-benchmark || echo /usr/bin/redis-benchmark)
+cli_bin=$(command -v redis-cli || echo /usr/bin/redis-cli)
+tests="ping,set,get,mset,mget,incr"
+pipelines="1 16"
+clients=50
+datasize=64
+keyspace=1000000
+runs=3
+n_p1=100000
+n_pn=1000000
+server_cpu=0
+client_cpu=1
+outdir=""
+servers="hotkv redis"
+
+usage() {
+    cat <<EOF
+usage: $0 [options]
+  --hotkv PATH        hotkv-server binary (default $hotkv_bin)
+  --redis PATH        redis-server binary (default $redis_bin)
+  --servers LIST      which servers, space or comma separated (default "hotkv redis")
+  --tests LIST        comma separated subset of $tests (default all)
+  --pipelines LIST    pipeline depths, comma separated (default 1,16)
+  -n N                requests per run at pipeline 1 (default $n_p1)
+  --n-pipelined N     requests per run at pipeline > 1 (default $n_pn; a quarter for MSET/MGET)
+  --runs N            runs per row and server, the median is reported (default $runs)
+  --clients N         parallel connections (default $clients)
+  --keyspace N        random keys over 0..N-1 (default $keyspace)
+  --server-cpu N      CPU the servers are pinned to (default $server_cpu)
+  --client-cpu N      CPU redis-benchmark is pinned to (default $client_cpu)
+  --out DIR           result folder (default bench/results/<date>-<host>)
+  --big               larger run: -n 500000 --n-pipelined 5000000 --runs 5
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --hotkv) hotkv_bin=$2; shift 2 ;;
+        --redis) redis_bin=$2; shift 2 ;;
+        --servers) servers=${2//,/ }; shift 2 ;;
+        --tests) tests=$2; shift 2 ;;
+        --pipelines) pipelines=${2//,/ }; shift 2 ;;
+        -n) n_p1=$2; shift 2 ;;
+        --n-pipelined) n_pn=$2; shift 2 ;;
+        --runs) runs=$2; shift 2 ;;
+        --clients) clients=$2; shift 2 ;;
+        --keyspace) keyspace=$2; shift 2 ;;
+        --server-cpu) server_cpu=$2; shift 2 ;;
+        --client-cpu) client_cpu=$2; shift 2 ;;
+        --out) outdir=$2; shift 2 ;;
+        --big) n_p1=500000; n_pn=5000000; runs=5; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+for b in "$bench_bin" "$cli_bin" taskset python3; do
+    command -v "$b" >/dev/null || { echo "missing $b (scripts/deps.sh bench)" >&2; exit 1; }
+done
+for s in $servers; do
+    case $s in
+        hotkv) [ -x "$hotkv_bin" ] || { echo "no hotkv-server at $hotkv_bin (make first)" >&2; exit 1; } ;;
+        redis) [ -x "$redis_bin" ] || { echo "no redis-server at $redis_bin (scripts/deps.sh bench)" >&2; exit 1; } ;;
+        *) echo "unknown server $s" >&2; exit 2 ;;
+    esac
+done
+
+clk_tck=$(getconf CLK_TCK)
+host=$(hostname -s 2>/dev/null || hostname)
+[ -n "$outdir" ] || outdir="$here/results/$(date -u +%Y%m%d-%H%M%S)-$host"
+mkdir -p "$outdir"
+raw="$outdir/raw.csv"
+echo "server,test,pipeline,run,requests,rps,cpu_ticks,user_ticks,sys_ticks,us_per_req" > "$raw"
+
+tmp=$(mktemp -d)
+declare -A pid port cmdline
+cleanup() {
+    for s in $servers; do
+        if [ -n "${pid[$s]:-}" ] && kill -0 "${pid[$s]}" 2>/dev/null; then
+            kill "${pid[$s]}" 2>/dev/null || true
+            wait "${pid[$s]}" 2>/dev/null || true
+        fi
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A port nobody listens on now (the kernel picks it; a race with another
+# program grabbing it in between is possible but harmless: start-up fails).
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# "user sys" CPU ticks of the whole process (all threads, live and exited).
+# The command name in field 2 may hold spaces, so cut after its ')'.
+cpu_ticks() {
+    local s
+    s=$(< "/proc/$1/stat")
+    s=${s##*) }
+    local -a f
+    read -r -a f <<< "$s"
+    echo "${f[11]} ${f[12]}"
+}
+
+start_server() {
+    local s=$1 p
+    p=$(free_port)
+    case $s in
+        hotkv) cmdline[$s]="taskset -c $server_cpu $hotkv_bin --port $p --threads 1 --bind 127.0.0.1" ;;
+        redis) cmdline[$s]="taskset -c $server_cpu $redis_bin --port $p --bind 127.0.0.1 --save \"\" --appendonly no" ;;
+    esac
+    case $s in
+        hotkv) taskset -c "$server_cpu" "$hotkv_bin" --port "$p" --threads 1 --bind 127.0.0.1 \
+                   > "$outdir/$s.log" 2>&1 & ;;
+        redis) taskset -c "$server_cpu" "$redis_bin" --port "$p" --bind 127.0.0.1 --save "" --appendonly no \
+                   > "$outdir/$s.log" 2>&1 & ;;
+    esac
+    pid[$s]=$!
+    port[$s]=$p
+    local i
+    for i in $(seq 100); do
+        if "$cli_bin" -p "$p" ping 2>/dev/null | grep -q PONG; then return 0; fi
+        kill -0 "${pid[$s]}" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "$s did not start; see $outdir/$s.log" >&2
+    exit 1
+}
+
+# The redis-benchmark arguments after the common ones for one test. MGET has
+# no built-in test, so it is a command line of 10 keys like the built-in MSET.
+test_args() {
+    case $1 in
+        ping) echo "-t ping_mbulk" ;;
+        mget) echo "MGET$(printf ' key:__rand_int__%.0s' {1..10})" ;;
+        *) echo "-t $1" ;;
+    esac
+}
+
+# Requests per run: pipelined runs are much faster, so they need more requests
+# for the CPU time to span enough clock ticks; the 10-key MSET/MGET are slow
+# enough at depth 16 to make do with a quarter.
+requests_for() {
+    if [ "$2" -le 1 ]; then echo "$n_p1"
+    else case $1 in mset|mget) echo $(( n_pn / 4 )) ;; *) echo "$n_pn" ;; esac
+    fi
+}
+
+# Whether the server knows the command at all: missing ones get n/a rows.
+supports() {
+    local out
+    case $2 in
+        ping) out=$("$cli_bin" -p "${port[$1]}" PING 2>&1) ;;
+        set|mset) out=$("$cli_bin" -p "${port[$1]}" "${2^^}" bench:probe 1 2>&1) ;;
+        get|mget|incr) out=$("$cli_bin" -p "${port[$1]}" "${2^^}" bench:probe:n 2>&1) ;;
+    esac
+    ! grep -qi "unknown command" <<< "$out"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+# One redis-benchmark run; prints "rps ticks" and appends to raw.csv.
+run_one() {
+    local s=$1 t=$2 P=$3 r=$4 n=$5 u0 s0 u1 s1 rps
+    local -a args
+    read -r -a args <<< "$(test_args "$t")"
+    read -r u0 s0 <<< "$(cpu_ticks "${pid[$s]}")"
+    taskset -c "$client_cpu" "$bench_bin" -p "${port[$s]}" -c "$clients" -n "$n" -d "$datasize" \
+        -r "$keyspace" -P "$P" --csv "${args[@]}" > "$tmp/out" 2> "$tmp/err" || true
+    read -r u1 s1 <<< "$(cpu_ticks "${pid[$s]}")"
+    rps=$(awk -F'","' 'NR==2 {print $2}' "$tmp/out")
+    if [ -z "$rps" ]; then
+        echo "redis-benchmark failed for $s $t P$P:" >&2; cat "$tmp/err" "$tmp/out" >&2; rps=0
+    fi
+    local ticks=$(( u1 - u0 + s1 - s0 ))
+    local us
+    us=$(awk -v t="$ticks" -v hz="$clk_tck" -v n="$n" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')
+    echo "$s,$t,$P,$r,$n,$rps,$ticks,$(( u1 - u0 )),$(( s1 - s0 )),$us" >> "$raw"
+    echo "$rps $us $(( (u1 - u0) * 100 / (ticks > 0 ? ticks : 1) ))"
+}
+
+for s in $servers; do start_server "$s"; done
+
+{
+    echo "# redis-benchmark: HotKV vs Redis"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), host: $host, $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+    echo "- hotkv: $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$root" && git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)'), $hotkv_bin"
+    echo "- redis: $("$redis_bin" --version 2>/dev/null | head -1)"
+    for s in $servers; do echo "- server ($s): \`${cmdline[$s]}\`"; done
+    echo "- client: \`taskset -c $client_cpu redis-benchmark -c $clients -d $datasize -r $keyspace -P <P> -n <N> --csv <test>\`, N = $n_p1 at P1, $n_pn pipelined ($(( n_pn / 4 )) for MSET/MGET); median of $runs alternating runs"
+    echo "- CPU/req = (utime+stime of the server process, all threads, from /proc/PID/stat) / N; clock tick = $(( 1000 / clk_tck )) ms"
+    echo
+} > "$outdir/results.md"
+cat "$outdir/results.md"
+
+declare -A med_rps med_us
+for t in ${tests//,/ }; do
+    for P in $pipelines; do
+        n=$(requests_for "$t" "$P")
+        declare -A ok=()
+        for s in $servers; do if supports "$s" "$t"; then ok[$s]=1; fi; done
+        : > "$tmp/rps.hotkv"; : > "$tmp/rps.redis"; : > "$tmp/us.hotkv"; : > "$tmp/us.redis"
+        for r in $(seq "$runs"); do
+            for s in $servers; do
+                [ -n "${ok[$s]:-}" ] || continue
+                read -r rps us upct <<< "$(run_one "$s" "$t" "$P" "$r" "$n")"
+                echo "$rps" >> "$tmp/rps.$s"; echo "$us" >> "$tmp/us.$s"
+                printf '  %-5s %-5s P%-3s run %s: %10s req/s %8s us/req (%s%% user)\n' \
+                    "$s" "$t" "$P" "$r" "$rps" "$us" "$upct" >&2
+            done
+        done
+        for s in hotkv redis; do
+            if [ -n "${ok[$s]:-}" ]; then
+                med_rps[$s,$t,$P]=$(median < "$tmp/rps.$s")
+                med_us[$s,$t,$P]=$(median < "$tmp/us.$s")
+            else
+                med_rps[$s,$t,$P]="n/a"; med_us[$s,$t,$P]="n/a"
+            fi
+        done
+        unset ok
+    done
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a=="n/a" || b=="n/a" || b+0==0) print "n/a"; else printf "%.2f", a/b}'; }
+fmt() { awk -v a="$1" -v d="$2" 'BEGIN {if (a=="n/a") print a; else printf "%.*f", d, a}'; }
+
+{
+    echo "| test | P | HotKV µs/req | Redis µs/req | CPU ratio H/R | HotKV req/s | Redis req/s | req/s ratio H/R |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for t in ${tests//,/ }; do
+        for P in $pipelines; do
+            hu=${med_us[hotkv,$t,$P]}; ru=${med_us[redis,$t,$P]}
+            hr=${med_rps[hotkv,$t,$P]}; rr=${med_rps[redis,$t,$P]}
+            echo "| ${t^^} | $P | $(fmt "$hu" 2) | $(fmt "$ru" 2) | $(ratio "$hu" "$ru") | $(fmt "$hr" 0) | $(fmt "$rr" 0) | $(ratio "$hr" "$rr") |"
+        done
+    done
+} > "$tmp/table"
+echo >> "$outdir/results.md"
+cat "$tmp/table" >> "$outdir/results.md"
+echo
+cat "$tmp/table"
+echo
+echo "results: $outdir" >&2

@@ -1,0 +1,637 @@
+/* client.c - the CLIENT command family: ID, SETNAME, GETNAME, INFO, LIST,
+ * KILL, SETINFO, NO-EVICT, NO-TOUCH, PAUSE, UNPAUSE, REPLY, HELP.
+ *
+ * Commands about the calling connection only touch its own struct client.
+ * Commands about other connections (LIST, KILL) never read another
+ * worker's clients: they broadcast a request to every worker, each worker
+ * formats or closes its own clients on its own thread, and the answer is
+ * assembled on the calling worker, which holds the caller back meanwhile
+ * (CLIENT_WAIT_GATHER) so its pipelined commands keep their order. The
+ * per-client line of CLIENT LIST / CLIENT INFO is built here too. Not here:
+ * CLIENT UNBLOCK (blocking commands) and CLIENT TRACKING (not built yet). */
+#include "../core/alloc.h"
+#include "../server/config.h"
+#include "../server/creply.h"
+#include "../server/server.h"
+#include "cmds.h"
+#include "cmdutil.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a growable text buffer ---------------------------------------------- */
+
+struct tbuf {
+    char *p;
+    size_t len, cap;
+};
+
+static void tb_reserve(struct tbuf *b, size_t more) {
+    if (b->cap - b->len > more) return;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap - b->len <= more) ncap *= 2;
+    b->p = hk_realloc(b->p, ncap);
+    b->cap = ncap;
+}
+
+static void tb_append(struct tbuf *b, const char *s, size_t n) {
+    tb_reserve(b, n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void tb_printf(struct tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tb_printf(struct tbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    tb_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static void tb_free(struct tbuf *b) {
+    hk_free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ---- client classes and the info line ------------------------------------ */
+
+enum { CTYPE_NORMAL = 0, CTYPE_REPLICA = 1, CTYPE_PUBSUB = 2, CTYPE_MASTER = 3 };
+
+/* Class of a client for LIST TYPE / KILL TYPE. HotKV has no replication
+ * links and no subscriber state yet, so every connection is a normal one;
+ * the pub/sub work must classify subscribers here. */
+static int client_type(const struct client *c) {
+    (void)c;
+    return CTYPE_NORMAL;
+}
+
+/* Redis's class names, case-insensitive; -1 when unknown. */
+static int client_type_by_name(const hk_slice *a) {
+    if (arg_is(a, "normal")) return CTYPE_NORMAL;
+    if (arg_is(a, "slave") || arg_is(a, "replica")) return CTYPE_REPLICA;
+    if (arg_is(a, "pubsub")) return CTYPE_PUBSUB;
+    if (arg_is(a, "master")) return CTYPE_MASTER;
+    return -1;
+}
+
+/* Append one CLIENT LIST line (no newline) describing c. Must run on c's
+ * own worker thread. cmd is the command to report: the running one for
+ * CLIENT INFO, the last finished one otherwise. */
+static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd) {
+    char flags[16], *f = flags;
+    if (c->flags & CLIENT_PAUSED) *f++ = 'b'; /* postponed by CLIENT PAUSE, as Redis shows it */
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
+    if (c->flags & CLIENT_CLOSE_ASAP) *f++ = 'A';
+    if (c->flags & CLIENT_UNIX_SOCKET) *f++ = 'U';
+    if (c->flags & CLIENT_NO_EVICT) *f++ = 'e';
+    if (c->flags & CLIENT_NO_TOUCH) *f++ = 'T';
+    if (f == flags) *f++ = 'N';
+    *f = '\0';
+    char events[3], *e = events;
+    if (!(c->flags & CLIENT_READ_STOPPED)) *e++ = 'r';
+    if (c->flags & CLIENT_WANT_WRITE) *e++ = 'w';
+    *e = '\0';
+
+    long long now = c->w ? c->w->now_ms : hk_mstime();
+    long long age = (now - c->ctime_ms) / 1000, idle = (now - c->last_ms) / 1000;
+    if (age < 0) age = 0;
+    if (idle < 0) idle = 0;
+    size_t qbuf = c->qlen - c->qpos, qfree = c->qcap - c->qlen;
+    size_t argv_mem = 0;
+    for (int i = 0; i < c->argc; i++) argv_mem += c->argv[i].len;
+    /* The head block plays the part of Redis's fixed reply buffer, the
+     * blocks after it the part of its reply list. */
+    const struct ob_block *head = c->out.head;
+    size_t rbs = head ? head->cap : 0, rbp = head ? head->len : 0;
+    size_t obl = head ? head->len - head->sent : 0;
+    size_t oll = c->out.nblocks > 1 ? (size_t)c->out.nblocks - 1 : 0;
+    size_t omem = c->out.pending > obl ? c->out.pending - obl : 0;
+    size_t tot = sizeof(*c) + c->qcap + c->out.alloc + (size_t)c->argv_cap * sizeof(hk_slice) +
+                 (size_t)c->req.cap * 2 * sizeof(size_t);
+    if (c->name) tot += strlen(c->name) + 1;
+    if (c->lib_name) tot += strlen(c->lib_name) + 1;
+    if (c->lib_ver) tot += strlen(c->lib_ver) + 1;
+
+    tb_printf(b,
+              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+              "multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu "
+              "tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->db,
+              qbuf, qfree, argv_mem, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->resp,
+              c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+}
+
+void client_format_info(struct client *c, char *buf, size_t size) {
+    struct tbuf b = {0};
+    client_cat_info(&b, c, c->lastcmd);
+    snprintf(buf, size, "%s", b.p ? b.p : "");
+    tb_free(&b);
+}
+
+/* ---- commands about the calling connection -------------------------------- */
+
+void cmd_client_id(struct client *c) { reply_int(c, (long long)c->id); }
+
+void cmd_client_getname(struct client *c) {
+    if (c->name) reply_bulk_cstr(c, c->name);
+    else reply_null(c);
+}
+
+void cmd_client_setname(struct client *c) {
+    const hk_slice *n = &c->argv[2];
+    if (n->len && !client_name_valid(n->ptr, n->len)) {
+        reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+        return;
+    }
+    hk_free(c->name);
+    c->name = n->len ? hk_strndup(n->ptr, n->len) : NULL;
+    reply_ok(c);
+}
+
+void cmd_client_setinfo(struct client *c) {
+    const hk_slice *attr = &c->argv[2], *val = &c->argv[3];
+    char **dest;
+    if (arg_is(attr, "lib-name")) dest = &c->lib_name;
+    else if (arg_is(attr, "lib-ver")) dest = &c->lib_ver;
+    else {
+        reply_errorf(c, "ERR Unrecognized option '%.*s'", (int)attr->len, attr->ptr);
+        return;
+    }
+    if (!client_name_valid(val->ptr, val->len)) {
+        reply_errorf(c, "ERR %.*s cannot contain spaces, newlines or special characters.", (int)attr->len,
+                     attr->ptr);
+        return;
+    }
+    hk_free(*dest);
+    *dest = val->len ? hk_strndup(val->ptr, val->len) : NULL;
+    reply_ok(c);
+}
+
+void cmd_client_info(struct client *c) {
+    struct tbuf b = {0};
+    client_cat_info(&b, c, c->cmd);
+    tb_append(&b, "\n", 1);
+    reply_verbatim(c, b.p, b.len, "txt");
+    tb_free(&b);
+}
+
+/* ON/OFF argument of NO-EVICT and NO-TOUCH: 1, 0, or -1 after replying. */
+static int on_off_or_reply(struct client *c, const hk_slice *a) {
+    if (arg_is(a, "on")) return 1;
+    if (arg_is(a, "off")) return 0;
+    reply_error(c, ERR_SYNTAX);
+    return -1;
+}
+
+void cmd_client_no_evict(struct client *c) {
+    int on = on_off_or_reply(c, &c->argv[2]);
+    if (on < 0) return;
+    if (on) c->flags |= CLIENT_NO_EVICT;
+    else c->flags &= ~CLIENT_NO_EVICT;
+    reply_ok(c);
+}
+
+void cmd_client_no_touch(struct client *c) {
+    int on = on_off_or_reply(c, &c->argv[2]);
+    if (on < 0) return;
+    if (on) c->flags |= CLIENT_NO_TOUCH;
+    else c->flags &= ~CLIENT_NO_TOUCH;
+    reply_ok(c);
+}
+
+/* REPLY OFF and SKIP answer nothing: the muting starts with their own
+ * reply. Dispatch turns SKIP_NEXT into SKIP for the following command. */
+void cmd_client_reply(struct client *c) {
+    const hk_slice *a = &c->argv[2];
+    if (arg_is(a, "on")) {
+        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        reply_ok(c);
+    } else if (arg_is(a, "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (arg_is(a, "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        reply_error(c, ERR_SYNTAX);
+    }
+}
+
+static void reply_subcommand_syntax(struct client *c) {
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
+                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr);
+}
+
+void cmd_client_help(struct client *c) {
+    static const char *help[] = {
+        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "    * MAXAGE <maxage>",
+        "      Kill connections older than the specified age.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)",
+        "    Will not touch LRU/LFU stats when this mode is on.",
+        "HELP",
+        "    Prints this help.",
+    };
+    size_t n = sizeof(help) / sizeof(help[0]);
+    reply_array(c, (long long)n);
+    for (size_t i = 0; i < n; i++) reply_simple(c, help[i]);
+}
+
+/* ---- PAUSE / UNPAUSE ---------------------------------------------------- */
+
+/* Serialises writers of server.pause_end_ms/pause_all; dispatch only reads. */
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pause_wake(struct worker *w, void *arg) {
+    (void)arg;
+    pause_check_clients(w);
+}
+
+void cmd_client_pause(struct client *c) {
+    if (c->argc > 4) {
+        reply_subcommand_syntax(c);
+        return;
+    }
+    int all = 1;
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "write")) all = 0;
+        else if (!arg_is(&c->argv[3], "all")) {
+            reply_error(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    long long ms;
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &ms)) {
+        reply_error(c, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (ms < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return;
+    }
+    long long now = hk_mstime(), end = 0;
+    if (ms > 0) {
+        if (ms > LLONG_MAX - now) {
+            reply_error(c, "ERR timeout is out of range");
+            return;
+        }
+        end = now + ms;
+    }
+    /* A pause already running keeps its later end and its stricter mode. */
+    pthread_mutex_lock(&pause_lock);
+    long long cur = atomic_load(&server.pause_end_ms);
+    if (cur > now) {
+        if (cur > end) end = cur;
+        if (atomic_load(&server.pause_all)) all = 1;
+    }
+    atomic_store(&server.pause_all, all);
+    atomic_store_explicit(&server.pause_end_ms, end, memory_order_release);
+    pthread_mutex_unlock(&pause_lock);
+    reply_ok(c);
+}
+
+void cmd_client_unpause(struct client *c) {
+    pthread_mutex_lock(&pause_lock);
+    atomic_store_explicit(&server.pause_end_ms, 0, memory_order_release);
+    atomic_store(&server.pause_all, 0);
+    pthread_mutex_unlock(&pause_lock);
+    /* Paused clients otherwise wait for their worker's next poll. */
+    for (int i = 0; i < server.nworkers; i++) worker_post(&server.workers[i], pause_wake, NULL);
+    reply_ok(c);
+}
+
+/* ---- LIST / KILL: broadcast to every worker, answer on the caller's ----- */
+
+struct entry {
+    uint64_t id;
+    size_t off, len; /* line in the worker's text, newline included */
+};
+
+/* What one worker found; written only by that worker's thread. */
+struct wresult {
+    struct tbuf text;
+    struct entry *ents;
+    int n, cap;
+    int killed;
+};
+
+struct admin_req {
+    int kill;             /* KILL rather than LIST */
+    uint64_t origin_id;   /* the caller */
+    int muted;            /* caller had replies muted when it asked */
+    /* LIST filters. */
+    int type;             /* -1: any */
+    long long *ids;       /* LIST ID ...: in request order, NULL for all */
+    long long *sorted;    /* the same ids sorted, for lookups */
+    int nids;
+    /* KILL filters. */
+    int old_form, skipme;
+    char *addr, *laddr;
+    uint64_t id;          /* 0: any */
+    long long maxage;     /* seconds, 0: any */
+    int close_self;       /* written by the caller's worker only */
+    struct wresult *res;  /* one per worker */
+};
+
+static void admin_req_free(struct admin_req *r) {
+    for (int i = 0; i < server.nworkers; i++) {
+        tb_free(&r->res[i].text);
+        hk_free(r->res[i].ents);
+    }
+    hk_free(r->res);
+    hk_free(r->ids);
+    hk_free(r->sorted);
+    hk_free(r->addr);
+    hk_free(r->laddr);
+    hk_free(r);
+}
+
+static int cmp_ll(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+static int id_wanted(const struct admin_req *r, uint64_t id) {
+    if (!r->ids) return 1;
+    long long key = (long long)id;
+    return bsearch(&key, r->sorted, (size_t)r->nids, sizeof(long long), cmp_ll) != NULL;
+}
+
+/* Runs on every worker's own thread: format or close its own clients. */
+static void admin_each(struct worker *w, void *arg) {
+    struct admin_req *r = arg;
+    struct wresult *res = &r->res[w->id];
+    long long now = w->now_ms;
+    for (struct client *c = w->clients; c; c = c->next) {
+        if (!r->kill) {
+            if (r->type >= 0 && client_type(c) != r->type) continue;
+            if (!id_wanted(r, c->id)) continue;
+            if (res->n == res->cap) {
+                res->cap = res->cap ? res->cap * 2 : 16;
+                res->ents = hk_realloc(res->ents, (size_t)res->cap * sizeof(struct entry));
+            }
+            struct entry *e = &res->ents[res->n++];
+            e->id = c->id;
+            e->off = res->text.len;
+            client_cat_info(&res->text, c, c->lastcmd);
+            tb_append(&res->text, "\n", 1);
+            e->len = res->text.len - e->off;
+            continue;
+        }
+        /* Already being closed (by an earlier KILL in this same turn, or
+         * for its output limit): not counted again. */
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        if (r->addr && strcmp(c->addr, r->addr) != 0) continue;
+        if (r->laddr && strcmp(c->laddr, r->laddr) != 0) continue;
+        if (r->type >= 0 && client_type(c) != r->type) continue;
+        if (r->id && c->id != r->id) continue;
+        int self = c->id == r->origin_id;
+        if (self && r->skipme) continue;
+        if (r->maxage && (now - c->ctime_ms) / 1000 < r->maxage) continue;
+        res->killed++;
+        if (self) {
+            r->close_self = 1; /* after its reply, in admin_done */
+        } else {
+            /* Freed by this worker's flush at the end of the loop turn, so
+             * no event still queued in this turn points at freed memory. */
+            c->flags |= CLIENT_CLOSE_ASAP;
+            client_queue_write(c);
+        }
+    }
+}
+
+struct line {
+    uint64_t id;
+    const char *p;
+    size_t len;
+};
+
+static int cmp_line(const void *a, const void *b) {
+    uint64_t x = ((const struct line *)a)->id, y = ((const struct line *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Merge the workers' lines: by id (the order Redis lists clients in, oldest
+ * first), or in the order of the requested ids, repeats included. */
+static void reply_list(struct client *c, struct admin_req *r) {
+    int total = 0;
+    for (int i = 0; i < server.nworkers; i++) total += r->res[i].n;
+    struct line *all = hk_malloc((size_t)(total ? total : 1) * sizeof(struct line));
+    int k = 0;
+    for (int i = 0; i < server.nworkers; i++)
+        for (int j = 0; j < r->res[i].n; j++) {
+            const struct entry *e = &r->res[i].ents[j];
+            all[k++] = (struct line){e->id, r->res[i].text.p + e->off, e->len};
+        }
+    qsort(all, (size_t)total, sizeof(struct line), cmp_line);
+    struct tbuf out = {0};
+    tb_reserve(&out, 0);
+    if (!r->ids) {
+        for (int i = 0; i < total; i++) tb_append(&out, all[i].p, all[i].len);
+    } else {
+        for (int i = 0; i < r->nids; i++) {
+            if (r->ids[i] <= 0) continue;
+            struct line key = {.id = (uint64_t)r->ids[i]};
+            struct line *e = bsearch(&key, all, (size_t)total, sizeof(struct line), cmp_line);
+            if (e) tb_append(&out, e->p, e->len);
+        }
+    }
+    reply_verbatim(c, out.p, out.len, "txt");
+    tb_free(&out);
+    hk_free(all);
+}
+
+/* Runs on the caller's worker once every worker has answered. */
+static void admin_done(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    struct admin_req *r = g->arg;
+    struct client *c = worker_find_client(w, r->origin_id);
+    if (c) {
+        if (!r->muted) {
+            if (!r->kill) {
+                reply_list(c, r);
+            } else {
+                int killed = 0;
+                for (int i = 0; i < server.nworkers; i++) killed += r->res[i].killed;
+                if (!r->old_form) reply_int(c, killed);
+                else if (killed) reply_ok(c);
+                else reply_error(c, "ERR No such client");
+            }
+        }
+        if (r->close_self) client_set_close_after_reply(c);
+        c->flags &= ~CLIENT_WAIT_GATHER;
+        if (client_resume(c) < 0) client_close(c);
+    }
+    admin_req_free(r);
+    hk_free(g);
+}
+
+static struct admin_req *admin_req_new(struct client *c, int kill) {
+    struct admin_req *r = hk_calloc(1, sizeof(*r));
+    r->kill = kill;
+    r->origin_id = c->id;
+    r->type = -1;
+    r->res = hk_calloc((size_t)server.nworkers, sizeof(struct wresult));
+    return r;
+}
+
+/* Hold the caller's later commands back and ask every worker. */
+static void admin_start(struct client *c, struct admin_req *r) {
+    r->muted = reply_muted(c);
+    c->flags |= CLIENT_WAIT_GATHER;
+    worker_broadcast(admin_each, admin_done, r);
+}
+
+void cmd_client_list(struct client *c) {
+    int type = -1;
+    long long *ids = NULL;
+    int nids = 0;
+    if (c->argc == 4 && arg_is(&c->argv[2], "type")) {
+        type = client_type_by_name(&c->argv[3]);
+        if (type < 0) {
+            reply_errorf(c, "ERR Unknown client type '%.*s'", (int)c->argv[3].len, c->argv[3].ptr);
+            return;
+        }
+    } else if (c->argc > 3 && arg_is(&c->argv[2], "id")) {
+        nids = c->argc - 3;
+        ids = hk_malloc((size_t)nids * sizeof(long long));
+        for (int j = 0; j < nids; j++) {
+            if (!hk_str2ll(c->argv[3 + j].ptr, c->argv[3 + j].len, &ids[j])) {
+                hk_free(ids);
+                reply_error(c, "ERR Invalid client ID");
+                return;
+            }
+        }
+    } else if (c->argc != 2) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    struct admin_req *r = admin_req_new(c, 0);
+    r->type = type;
+    if (ids) {
+        r->ids = ids;
+        r->nids = nids;
+        r->sorted = hk_malloc((size_t)nids * sizeof(long long));
+        memcpy(r->sorted, ids, (size_t)nids * sizeof(long long));
+        qsort(r->sorted, (size_t)nids, sizeof(long long), cmp_ll);
+    }
+    admin_start(c, r);
+}
+
+void cmd_client_kill(struct client *c) {
+    struct admin_req *r = admin_req_new(c, 1);
+    r->skipme = 1;
+    if (c->argc == 3) {
+        /* Old form: an address, and the caller may kill itself. */
+        r->old_form = 1;
+        r->skipme = 0;
+        r->addr = hk_strndup(c->argv[2].ptr, c->argv[2].len);
+    } else {
+        for (int i = 2; i < c->argc; i += 2) {
+            const hk_slice *opt = &c->argv[i];
+            int more = c->argc > i + 1;
+            const hk_slice *v = more ? &c->argv[i + 1] : NULL;
+            if (more && arg_is(opt, "id")) {
+                long long id;
+                if (!hk_str2ll(v->ptr, v->len, &id) || id < 1) {
+                    reply_error(c, "ERR client-id should be greater than 0");
+                    goto fail;
+                }
+                r->id = (uint64_t)id;
+            } else if (more && arg_is(opt, "maxage")) {
+                long long age;
+                if (!hk_str2ll(v->ptr, v->len, &age)) {
+                    reply_error(c, "ERR maxage is not an integer or out of range");
+                    goto fail;
+                }
+                if (age <= 0) {
+                    reply_error(c, "ERR maxage should be greater than 0");
+                    goto fail;
+                }
+                r->maxage = age;
+            } else if (more && arg_is(opt, "type")) {
+                r->type = client_type_by_name(v);
+                if (r->type < 0) {
+                    reply_errorf(c, "ERR Unknown client type '%.*s'", (int)v->len, v->ptr);
+                    goto fail;
+                }
+            } else if (more && arg_is(opt, "addr")) {
+                hk_free(r->addr);
+                r->addr = hk_strndup(v->ptr, v->len);
+            } else if (more && arg_is(opt, "laddr")) {
+                hk_free(r->laddr);
+                r->laddr = hk_strndup(v->ptr, v->len);
+            } else if (more && arg_is(opt, "user")) {
+                /* Only the default user exists until ACLs arrive; every
+                 * connection is authenticated as it. */
+                if (!(v->len == 7 && memcmp(v->ptr, "default", 7) == 0)) {
+                    reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr);
+                    goto fail;
+                }
+            } else if (more && arg_is(opt, "skipme")) {
+                if (arg_is(v, "yes")) r->skipme = 1;
+                else if (arg_is(v, "no")) r->skipme = 0;
+                else {
+                    reply_error(c, ERR_SYNTAX);
+                    goto fail;
+                }
+            } else {
+                reply_error(c, ERR_SYNTAX);
+                goto fail;
+            }
+        }
+    }
+    admin_start(c, r);
+    return;
+fail:
+    admin_req_free(r);
+}

@@ -1,0 +1,200 @@
+/* config_cmd.c - the CONFIG command: GET, SET, RESETSTAT, REWRITE, HELP.
+ *
+ * Everything goes through the one configuration table in
+ * src/server/config.c (cfg_find, cfg_get, cfg_set, config_rewrite); this
+ * file only parses arguments, reports Redis's error texts and makes a
+ * multi-pair CONFIG SET all-or-nothing. It holds no settings of its own. */
+#include "../core/alloc.h"
+#include "../server/config.h"
+#include "../server/configtab.h"
+#include "cmds.h"
+#include "cmdutil.h"
+#include "srvcmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CFG_VALUE_MAX 4096
+
+static int is_glob(const hk_slice *p) {
+    for (size_t i = 0; i < p->len; i++)
+        if (p->ptr[i] == '*' || p->ptr[i] == '?' || p->ptr[i] == '[') return 1;
+    return 0;
+}
+
+/* CONFIG GET pattern [pattern ...]: every setting whose name matches one
+ * of the glob patterns (case-insensitive), once, as a map. As in Redis, a
+ * plain name (no glob characters) is looked up directly and answered under
+ * the spelling it was asked with ("PORT"). */
+void cmd_config_get(struct client *c) {
+    int ntab = 0;
+    while (cfg_table[ntab].name) ntab++;
+    /* Per table row: the argv slice it was named by, or the row's own name. */
+    const hk_slice **asked = hk_calloc((size_t)ntab, sizeof(*asked));
+    char *seen = hk_calloc((size_t)ntab, 1);
+    int *order = hk_malloc((size_t)ntab * sizeof(int));
+    int n = 0;
+    for (int i = 2; i < c->argc; i++) {
+        const hk_slice *p = &c->argv[i];
+        if (!is_glob(p)) {
+            const struct cfg_entry *e = cfg_find(p->ptr, p->len);
+            if (!e || seen[e - cfg_table]) continue;
+            seen[e - cfg_table] = 1;
+            asked[e - cfg_table] = p;
+            order[n++] = (int)(e - cfg_table);
+            continue;
+        }
+        for (int t = 0; t < ntab; t++) {
+            if (seen[t] || !hk_globmatch(p->ptr, p->len, cfg_table[t].name, strlen(cfg_table[t].name), 1)) continue;
+            seen[t] = 1;
+            order[n++] = t;
+        }
+    }
+    reply_map(c, n);
+    char val[CFG_VALUE_MAX];
+    for (int i = 0; i < n; i++) {
+        const struct cfg_entry *e = &cfg_table[order[i]];
+        if (asked[order[i]]) reply_bulk(c, asked[order[i]]->ptr, asked[order[i]]->len);
+        else reply_bulk_cstr(c, e->name);
+        cfg_get(e, val, sizeof(val));
+        reply_bulk_cstr(c, val);
+    }
+    hk_free(asked);
+    hk_free(seen);
+    hk_free(order);
+}
+
+static char *slice_dup(const hk_slice *s) { return hk_strndup(s->ptr, s->len); }
+
+/* CONFIG SET name value [name value ...]. All names are checked first
+ * (unknown, immutable, duplicate), then the values are applied in order;
+ * if one is rejected the ones already applied get their old values back,
+ * so the command takes effect whole or not at all. */
+void cmd_config_set(struct client *c) {
+    if (c->argc % 2) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    int n = (c->argc - 2) / 2;
+    const struct cfg_entry **ents = hk_calloc((size_t)n, sizeof(*ents));
+    char **olds = hk_calloc((size_t)n, sizeof(char *));
+    /* The first bad name in argument order decides the error, as in Redis. */
+    const hk_slice *unknown = NULL, *bad = NULL;
+    const char *why = NULL;
+    for (int i = 0; i < n && !unknown && !bad; i++) {
+        const hk_slice *name = &c->argv[2 + 2 * i];
+        const struct cfg_entry *e = cfg_find(name->ptr, name->len);
+        if (!e) {
+            unknown = name;
+            break;
+        }
+        if (e->flags & CFG_IMMUTABLE) {
+            bad = name;
+            why = "can't set immutable config";
+            break;
+        }
+        for (int j = 0; j < i; j++)
+            if (ents[j] == e) {
+                bad = name;
+                why = "duplicate parameter";
+            }
+        ents[i] = e;
+    }
+    if (unknown) {
+        reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)unknown->len,
+                     unknown->ptr);
+        goto done;
+    }
+    if (bad) {
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - %s", (int)bad->len, bad->ptr,
+                     why);
+        goto done;
+    }
+    char val[CFG_VALUE_MAX];
+    for (int i = 0; i < n; i++) {
+        cfg_get(ents[i], val, sizeof(val));
+        olds[i] = hk_strdup(val);
+    }
+    for (int i = 0; i < n; i++) {
+        char err[256];
+        char *v = slice_dup(&c->argv[3 + 2 * i]);
+        int ok = cfg_set(ents[i], v, err, sizeof(err));
+        hk_free(v);
+        if (ok) continue;
+        /* Roll back what was applied, newest first. */
+        for (int j = i - 1; j >= 0; j--) {
+            char err2[256];
+            if (!cfg_set(ents[j], olds[j], err2, sizeof(err2)))
+                hk_log(LL_WARNING, "CONFIG SET: failed restoring '%s': %s", ents[j]->name, err2);
+        }
+        const hk_slice *name = &c->argv[2 + 2 * i];
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - %s", (int)name->len, name->ptr,
+                     err);
+        goto done;
+    }
+    reply_ok(c);
+done:
+    for (int i = 0; i < n; i++) hk_free(olds[i]);
+    hk_free(olds);
+    hk_free(ents);
+}
+
+/* ---- RESETSTAT: every worker zeroes its own counters ----------------------- */
+
+struct resetstat_job {
+    uint64_t client_id;
+};
+
+static void resetstat_each(struct worker *w, void *arg) {
+    (void)arg;
+    stats_reset_worker(w);
+}
+
+/* Runs on the worker that owns the client once all workers are done. The
+ * client may have disconnected meanwhile: it is looked up by id. */
+static void resetstat_done(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    struct resetstat_job *job = g->arg;
+    struct client *c = worker_find_client(w, job->client_id);
+    if (c && (c->flags & CLIENT_WAIT_GATHER)) {
+        c->flags &= ~CLIENT_WAIT_GATHER;
+        reply_ok(c);
+        if (client_resume(c) < 0) client_close(c);
+    }
+    hk_free(job);
+    hk_free(g);
+}
+
+void cmd_config_resetstat(struct client *c) {
+    struct resetstat_job *job = hk_malloc(sizeof(*job));
+    job->client_id = c->id;
+    c->flags |= CLIENT_WAIT_GATHER;
+    stats_reset_global();
+    worker_broadcast(resetstat_each, resetstat_done, job);
+}
+
+void cmd_config_rewrite(struct client *c) {
+    char err[512];
+    if (!config_rewrite(err, sizeof(err))) {
+        hk_log(LL_WARNING, "CONFIG REWRITE failed: %s", err);
+        reply_error(c, err);
+        return;
+    }
+    hk_log(LL_NOTICE, "CONFIG REWRITE executed with success.");
+    reply_ok(c);
+}
+
+void cmd_config_help(struct client *c) {
+    static const char *const lines[] = {
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        NULL,
+    };
+    reply_help(c, "CONFIG", lines);
+}

@@ -1,0 +1,29 @@
+/* srvcmd.h - helpers shared by the server administration commands
+ * (server.c, info.c, config_cmd.c, command.c). Not for data commands. */
+#ifndef HK_SRVCMD_H
+#define HK_SRVCMD_H
+
+#include "../server/server.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Reply Redis's HELP array: "<CMD> <subcommand> ...", the given lines
+ * (NULL-terminated), then the closing HELP entry. */
+void reply_help(struct client *c, const char *cmd, const char *const *lines);
+
+/* A growable text buffer for INFO and similar reports. */
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+void sb_catf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_cat(struct sbuf *b, const char *s, size_t len);
+void sb_free(struct sbuf *b);
+
+/* info.c: zero the counters a worker owns (run on that worker's thread),
+ * and the process-wide ones (instantaneous samples, peak memory). */
+void stats_reset_worker(struct worker *w);
+void stats_reset_global(void);
+
+#endif
