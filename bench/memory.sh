@@ -32,12 +32,12 @@ gen() { # $1 = extra SET options
 
 measure() { # name, start command...
     local name=$1; shift
-    local port; port=$(free_port)
-    taskset -c 0 "$@" --port "$port" >/dev/null 2>&1 &
-    local pid=$!
-    for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
     for ttl in "" "EX"; do
-        redis-cli -p "$port" flushall >/dev/null
+        # A fresh server per row, so RSS growth is not hidden by reused pages.
+        local port; port=$(free_port)
+        taskset -c 0 "$@" --port "$port" >/dev/null 2>&1 &
+        local pid=$!
+        for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
         sleep 0.5
         local m0 r0 m1 r1
         m0=$(used_memory "$port"); r0=$(rss_kb "$pid")
@@ -45,10 +45,10 @@ measure() { # name, start command...
         sleep 0.5
         m1=$(used_memory "$port"); r1=$(rss_kb "$pid")
         local keys; keys=$(redis-cli -p "$port" dbsize)
-        printf '| %s | %s | %s | %.1f | %.1f |\n' "$name" "${ttl:+with TTL}${ttl:-no TTL}" "$keys" \
+        printf '| %s | %s | %s | %.1f | %.1f |\n' "$name" "$([ -n "$ttl" ] && echo "with TTL" || echo "no TTL")" "$keys" \
             "$(echo "($m1 - $m0) / $N" | bc -l)" "$(echo "($r1 - $r0) * 1024 / $N" | bc -l)"
+        kill "$pid"; wait "$pid" 2>/dev/null || true
     done
-    kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
 echo "| server | keys | count | used_memory B/key | RSS B/key |"

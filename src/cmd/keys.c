@@ -37,14 +37,7 @@ static int same_key(const struct keyref *a, const struct keyref *b) {
 /* A copy of entry e under another key name, carrying e's value, expiry and
  * access clock. e's value moves into the new entry and e's shell is freed,
  * so e must already be detached from its table. */
-static struct kv *kv_rekey(struct kv *e, const char *key, size_t klen) {
-    size_t vs = kv_val_size(e);
-    struct kv *n = kv_new(key, klen, kv_type(e), kv_enc(e), kv_expire(e), vs);
-    n->meta = e->meta;
-    memcpy(kv_val(n), kv_val(e), vs);
-    kv_free_shell(e);
-    return n;
-}
+static struct kv *kv_rekey(struct kv *e, const char *key, size_t klen) { return kv_move(e, key, klen, kv_expire(e)); }
 
 /* Parse a database index the way Redis's getIntFromObjectOrReply does:
  * a non-integer gets ERR_NOT_INT (or `msg`), a value outside int range the

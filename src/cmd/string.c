@@ -61,11 +61,7 @@ struct kv *strval_new_zeroed(const struct keyref *k, size_t len, struct rawstr *
 
 struct kv *strval_new_noint(const char *key, size_t klen, const char *p, size_t len, long long expire) {
     if (len > KV_EMBSTR_MAX) return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(p, len, len), expire);
-    struct kv *e = kv_new(key, klen, OBJ_STRING, ENC_EMBSTR, expire, 1 + len);
-    unsigned char *v = kv_val(e);
-    v[0] = (unsigned char)len;
-    memcpy(v + 1, p, len);
-    return e;
+    return kv_new_embstr(key, klen, p, len, expire);
 }
 
 /* Reply with the bytes of string entry e as a bulk string. */

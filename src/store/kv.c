@@ -72,36 +72,40 @@ struct kv *kv_new_ptr(const char *key, size_t klen, int type, int enc, void *ptr
     return e;
 }
 
+struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t vlen, long long expire) {
+    struct kv *e = kv_new(key, klen, OBJ_STRING, ENC_EMBSTR, expire, vlen);
+    e->flags |= (uint8_t)(vlen << KV_EMBLEN_SHIFT);
+    memcpy(kv_val(e), val, vlen);
+    return e;
+}
+
 struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire) {
     long long v;
     /* Integers that print back to the same bytes are stored as integers. */
     if (vlen <= 20 && hk_str2ll(val, vlen, &v)) return kv_new_int(key, klen, v, expire);
-    if (vlen <= KV_EMBSTR_MAX) {
-        struct kv *e = kv_new(key, klen, OBJ_STRING, ENC_EMBSTR, expire, 1 + vlen);
-        unsigned char *p = kv_val(e);
-        p[0] = (unsigned char)vlen;
-        memcpy(p + 1, val, vlen);
-        return e;
-    }
+    if (vlen <= KV_EMBSTR_MAX) return kv_new_embstr(key, klen, val, vlen, expire);
     return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(val, vlen, vlen), expire);
 }
 
 size_t kv_val_size(const struct kv *e) {
     if (kv_type(e) == OBJ_STRING) {
         if (kv_enc(e) == ENC_INT) return 8;
-        if (kv_enc(e) == ENC_EMBSTR) return 1 + kv_val(e)[0];
+        if (kv_enc(e) == ENC_EMBSTR) return e->flags >> KV_EMBLEN_SHIFT;
     }
     return sizeof(void *);
 }
 
-struct kv *kv_with_expire(struct kv *e, long long expire) {
+struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire) {
     size_t vs = kv_val_size(e);
-    struct kv *n = kv_new(kv_key(e), kv_keylen(e), kv_type(e), kv_enc(e), expire, vs);
+    struct kv *n = kv_new(key, klen, kv_type(e), kv_enc(e), expire, vs);
     n->meta = e->meta;
+    n->flags |= e->flags & ~(uint8_t)(KV_F_EXPIRE | KV_F_BIGKEY);
     memcpy(kv_val(n), kv_val(e), vs);
     kv_free_shell(e);
     return n;
 }
+
+struct kv *kv_with_expire(struct kv *e, long long expire) { return kv_move(e, kv_key(e), kv_keylen(e), expire); }
 
 void kv_free_shell(struct kv *e) { hk_free(e); }
 
@@ -124,12 +128,10 @@ void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len) {
         *p = numbuf;
         return;
     }
-    case ENC_EMBSTR: {
-        const unsigned char *v = kv_val(e);
-        *len = v[0];
-        *p = (const char *)v + 1;
+    case ENC_EMBSTR:
+        *len = e->flags >> KV_EMBLEN_SHIFT;
+        *p = (const char *)kv_val(e);
         return;
-    }
     default: {
         const struct rawstr *s = kv_ptr(e);
         *len = s->len;
@@ -160,6 +162,7 @@ struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long ex
         }
         size_t vs = kv_val_size(e);
         struct kv *n = kv_new(key, klen, t, enc, expire, vs);
+        n->flags |= e->flags & ~(uint8_t)(KV_F_EXPIRE | KV_F_BIGKEY);
         memcpy(kv_val(n), kv_val(e), vs);
         return n;
     }

@@ -5,8 +5,9 @@
  * length, then an optional 8-byte expiry, the key bytes, and the value.
  * Short strings (up to 44 bytes, Redis's embstr limit) and integers live
  * inline in the entry; longer or mutable strings and every aggregate live
- * behind a pointer. For a 10-byte key and a 16-byte value the entry is 41
- * bytes (a 48-byte allocator class) plus one bucket pointer in the table.
+ * behind a pointer. For a 10-byte key and a 16-byte value the entry is 40
+ * bytes, 48 with a TTL (both one 48-byte allocator class), plus one bucket
+ * pointer in the table.
  *
  * An entry may move when its size changes (a new value, an expiry added or
  * removed): functions that can move it return the new address, and callers
@@ -38,6 +39,10 @@ enum {
 #define KV_EMBSTR_MAX 44
 #define KV_F_EXPIRE 1u
 #define KV_F_BIGKEY 2u /* key length stored as a uint32 after the expiry */
+/* The upper six bits of flags hold an embstr's length (<= 44), so a short
+ * string costs no length byte: a 10-byte key with a 16-byte value and a
+ * TTL fits a 48-byte allocation. */
+#define KV_EMBLEN_SHIFT 2
 
 struct kv {
     struct hnode node;
@@ -90,10 +95,15 @@ struct kv *kv_new(const char *key, size_t klen, int type, int enc, long long exp
 /* Entry holding a string value, choosing int/embstr/raw as Redis does. */
 struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 struct kv *kv_new_int(const char *key, size_t klen, long long v, long long expire);
+/* Entry holding a short string inline (vlen <= KV_EMBSTR_MAX). */
+struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 /* Entry holding an object pointer (aggregates, raw strings). */
 struct kv *kv_new_ptr(const char *key, size_t klen, int type, int enc, void *ptr, long long expire);
-/* Copy of e with a new expiry (-1 none); e's value moves to the copy and e
- * is freed without its value. */
+/* A new entry for key/klen with expiry `expire` (-1 none) that takes over
+ * e's value and access clock; e is freed without its value, so it must be
+ * detached from its table (or be replaced by the caller). */
+struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire);
+/* kv_move under the same key: a copy of e with a new expiry. */
 struct kv *kv_with_expire(struct kv *e, long long expire);
 /* Free the entry and its value. */
 void kv_free(struct kv *e);
