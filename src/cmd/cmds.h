@@ -13,4 +13,20 @@ struct client;
 #undef SUB
 #undef CONTAINER
 
+/* Sorted sets: value lifecycle registration and numkeys key finders. */
+void zset_init(void);
+int zset_getkeys_numkeys(struct client *c, int *keys, int max);
+int zset_getkeys_store(struct client *c, int *keys, int max);
+
+/* list.c: value lifecycle registration and LMPOP's key finder. */
+void list_init(void);
+int list_lmpop_getkeys(struct client *c, int *keys, int max);
+
+/* hash.c: value lifecycle registration. */
+void hash_init(void);
+
+/* set.c: value lifecycle registration and SINTERCARD's key finder. */
+void set_init(void);
+int set_intercard_keys(struct client *c, int *keys, int max);
+
 #endif

@@ -4,6 +4,7 @@
  * keyspace, opens the listeners, starts the workers and then only waits for
  * SIGTERM/SIGINT (SHUTDOWN raises SIGTERM too). Everything else happens on
  * the workers. */
+#include "../cmd/cmds.h"
 #include "../core/alloc.h"
 #include "../core/hash.h"
 #include "../store/db.h"
@@ -105,6 +106,10 @@ int main(int argc, char **argv) {
     while (shards < (unsigned)CFG(shards)) shards <<= 1;
 
     commands_init();
+    hash_init();
+    zset_init();
+    list_init();
+    set_init();
     ks_init((int)CFG(databases), shards);
 
     struct utsname un;

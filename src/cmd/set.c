@@ -1,0 +1,1163 @@
+/* set.c - the SET type: its three encodings and every non-blocking set
+ * command (SADD, SREM, SISMEMBER, SMISMEMBER, SMEMBERS, SCARD, SPOP,
+ * SRANDMEMBER, SMOVE, SINTER, SINTERCARD, SINTERSTORE, SUNION,
+ * SUNIONSTORE, SDIFF, SDIFFSTORE, SSCAN).
+ *
+ * A set value is an intset (only integers, at most set-max-intset-entries),
+ * a listpack (at most set-max-listpack-entries members of at most
+ * set-max-listpack-value bytes) or a hash table of `snode`s. Conversions
+ * only go towards the bigger encoding while a set lives, as in Redis 7.2;
+ * only a freshly computed SINTERSTORE result may start small again. The
+ * hash table resizes all at once (htable.h); that is accepted for now.
+ *
+ * Handlers run with the shards of all their keys locked by dispatch, so
+ * multi-key commands are atomic. This file is not the blocking-command
+ * machinery and knows nothing of persistence. */
+#include "../core/alloc.h"
+#include "../core/hash.h"
+#include "../core/intset.h"
+#include "../core/listpack.h"
+#include "../core/util.h"
+#include "../server/config.h"
+#include "cmds.h"
+#include "cmdutil.h"
+#include "setval.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the value: encodings and their operations ------------------------ */
+
+/* A set value being worked on: encoding plus pointer. Operations may
+ * change both; set_store() writes them back to the key entry. */
+struct sobj {
+    int enc;
+    void *p;
+};
+
+/* A member of the hash table encoding. */
+struct snode {
+    struct hnode node;
+    size_t len;
+    char s[];
+};
+
+/* Listpacks are capped well below their 4 GiB offset limit, as Redis caps
+ * them at 1 GiB, so a huge member goes to the hash table instead. */
+#define SET_LP_SAFE_BYTES (1ULL << 30)
+/* Chain depth sampled by sobj_random. */
+#define SET_RAND_DEPTH 4
+
+static size_t intset_cap(void) {
+    long long m = CFG(set_max_intset_entries);
+    return m > (1LL << 30) ? (size_t)1 << 30 : (size_t)m;
+}
+
+/* Text of an element whatever it came from (an lp_val copied by value
+ * keeps integers in its own buf). */
+static inline const char *ev_ptr(const struct lp_val *v) { return v->is_int ? v->buf : v->s; }
+
+static void ev_int(struct lp_val *v, long long x) {
+    v->is_int = 1;
+    v->v = x;
+    v->len = (size_t)hk_ll2str(v->buf, x);
+    v->s = v->buf;
+}
+
+static uint64_t snode_hash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    const struct snode *e = (const struct snode *)n;
+    return hk_hash(e->s, e->len);
+}
+
+static struct htable *sht_new(void) {
+    struct htable *t = hk_malloc(sizeof(*t));
+    ht_init(t);
+    return t;
+}
+
+/* Link to the node holding s/len, NULL when absent. */
+static struct hnode **sht_find(struct htable *t, const char *s, size_t len) {
+    struct hnode **l = ht_bucket(t, hk_hash(s, len));
+    if (!l) return NULL;
+    for (; *l; l = &(*l)->next) {
+        struct snode *e = (struct snode *)*l;
+        if (e->len == len && memcmp(e->s, s, len) == 0) return l;
+    }
+    return NULL;
+}
+
+/* Insert s/len known to be absent. */
+static void sht_insert(struct htable *t, const char *s, size_t len) {
+    struct snode *e = hk_malloc(sizeof(*e) + len);
+    e->node.next = NULL;
+    e->len = len;
+    memcpy(e->s, s, len);
+    ht_insert(t, &e->node, hk_hash(s, len), snode_hash, NULL);
+}
+
+static int sht_add(struct htable *t, const char *s, size_t len) {
+    if (sht_find(t, s, len)) return 0;
+    sht_insert(t, s, len);
+    return 1;
+}
+
+static int sht_remove(struct htable *t, const char *s, size_t len) {
+    struct hnode **l = sht_find(t, s, len);
+    if (!l) return 0;
+    struct hnode *n = *l;
+    ht_unlink(t, l);
+    hk_free(n);
+    ht_maybe_shrink(t, snode_hash, NULL);
+    return 1;
+}
+
+static void sht_free(struct htable *t) {
+    for (uint64_t b = 0; b < ht_size(t); b++) {
+        struct hnode *n = t->buckets[b];
+        while (n) {
+            struct hnode *next = n->next;
+            hk_free(n);
+            n = next;
+        }
+    }
+    ht_release(t);
+    hk_free(t);
+}
+
+static uint64_t sobj_size(const struct sobj *o) {
+    switch (o->enc) {
+    case ENC_INTSET: return intset_len(o->p);
+    case ENC_LISTPACK: return lp_count(o->p);
+    default: return ((struct htable *)o->p)->count;
+    }
+}
+
+/* Iteration in storage order (ascending for intsets). The set must not
+ * change while an iterator is live. */
+struct siter {
+    const struct sobj *o;
+    uint32_t i;
+    size_t pos;
+    uint64_t b;
+    struct hnode *n;
+};
+
+static void sit_init(struct siter *it, const struct sobj *o) {
+    it->o = o;
+    it->i = 0;
+    it->pos = o->enc == ENC_LISTPACK ? lp_first(o->p) : LP_NONE;
+    it->b = 0;
+    it->n = NULL;
+}
+
+static int sit_next(struct siter *it, struct lp_val *v) {
+    const struct sobj *o = it->o;
+    if (o->enc == ENC_INTSET) {
+        if (it->i >= intset_len(o->p)) return 0;
+        ev_int(v, intset_get(o->p, it->i++));
+        return 1;
+    }
+    if (o->enc == ENC_LISTPACK) {
+        if (it->pos == LP_NONE) return 0;
+        lp_get(o->p, it->pos, v);
+        it->pos = lp_next(o->p, it->pos);
+        return 1;
+    }
+    struct htable *t = o->p;
+    while (!it->n) {
+        if (it->b >= ht_size(t)) return 0;
+        it->n = t->buckets[it->b++];
+    }
+    struct snode *e = (struct snode *)it->n;
+    it->n = it->n->next;
+    v->is_int = 0;
+    v->s = e->s;
+    v->len = e->len;
+    return 1;
+}
+
+/* Rebuild o in encoding `enc` (a bigger one, or intset when every member
+ * is an integer). */
+static void sobj_convert(struct sobj *o, int enc) {
+    struct sobj n = {enc, NULL};
+    if (enc == ENC_LISTPACK) n.p = lp_new();
+    else if (enc == ENC_HT) n.p = sht_new();
+    else n.p = intset_new();
+    struct siter it;
+    struct lp_val v;
+    sit_init(&it, o);
+    while (sit_next(&it, &v)) {
+        if (enc == ENC_LISTPACK) {
+            n.p = v.is_int ? lp_append_int(n.p, v.v) : lp_append(n.p, v.s, v.len);
+        } else if (enc == ENC_HT) {
+            sht_insert(n.p, ev_ptr(&v), v.len);
+        } else {
+            long long x = v.v;
+            int added;
+            if (!v.is_int) hk_str2ll(v.s, v.len, &x);
+            n.p = intset_add(n.p, x, &added);
+        }
+    }
+    if (o->enc == ENC_INTSET) intset_free(o->p);
+    else if (o->enc == ENC_LISTPACK) lp_free(o->p);
+    else sht_free(o->p);
+    *o = n;
+}
+
+static size_t digits10(long long v) {
+    char buf[HK_LONG_STR_SIZE];
+    return (size_t)hk_ll2str(buf, v);
+}
+
+/* Add s/len (isint/iv: its integer value when it is a canonical integer).
+ * Returns 1 when it was not a member. Converts as Redis 7.2 does: an
+ * intset past set-max-intset-entries becomes a hash table; an intset
+ * receiving a string becomes a listpack if the result fits the listpack
+ * limits, else a hash table; a listpack past its limits becomes a hash
+ * table. */
+static int sobj_add_parsed(struct sobj *o, const char *s, size_t len, int isint, long long iv) {
+    if (o->enc == ENC_INTSET) {
+        struct intset *is = o->p;
+        if (isint) {
+            int added;
+            o->p = intset_add(is, iv, &added);
+            if (added && intset_len(o->p) > intset_cap()) sobj_convert(o, ENC_HT);
+            return added;
+        }
+        uint32_t n = intset_len(is);
+        size_t maxlen = 0;
+        if (n) {
+            size_t a = digits10(intset_min(is)), b = digits10(intset_max(is));
+            maxlen = a > b ? a : b;
+        }
+        unsigned long long vmax = (unsigned long long)CFG(set_max_listpack_value);
+        if ((long long)n < CFG(set_max_listpack_entries) && len <= vmax && maxlen <= vmax &&
+            (unsigned long long)n * 12 + len < SET_LP_SAFE_BYTES) {
+            sobj_convert(o, ENC_LISTPACK);
+            o->p = lp_append(o->p, s, len);
+        } else {
+            sobj_convert(o, ENC_HT);
+            sht_insert(o->p, s, len);
+        }
+        return 1;
+    }
+    if (o->enc == ENC_LISTPACK) {
+        lpack *lp = o->p;
+        if (lp_count(lp) && lp_find(lp, lp_first(lp), s, len, 0) != LP_NONE) return 0;
+        if ((long long)lp_count(lp) < CFG(set_max_listpack_entries) &&
+            len <= (unsigned long long)CFG(set_max_listpack_value) && lp_bytes(lp) + len + 16 < SET_LP_SAFE_BYTES) {
+            o->p = isint ? lp_append_int(lp, iv) : lp_append(lp, s, len);
+        } else {
+            sobj_convert(o, ENC_HT);
+            sht_insert(o->p, s, len);
+        }
+        return 1;
+    }
+    return sht_add(o->p, s, len);
+}
+
+static int sobj_add(struct sobj *o, const char *s, size_t len) {
+    long long iv = 0;
+    int isint = hk_str2ll(s, len, &iv);
+    return sobj_add_parsed(o, s, len, isint, iv);
+}
+
+static int sobj_add_val(struct sobj *o, const struct lp_val *v) {
+    if (v->is_int) return sobj_add_parsed(o, ev_ptr(v), v->len, 1, v->v);
+    return sobj_add(o, v->s, v->len);
+}
+
+static int sobj_has(const struct sobj *o, const char *s, size_t len) {
+    if (o->enc == ENC_INTSET) {
+        long long iv;
+        return hk_str2ll(s, len, &iv) && intset_find(o->p, iv, NULL);
+    }
+    if (o->enc == ENC_LISTPACK) {
+        const lpack *lp = o->p;
+        return lp_count(lp) && lp_find(lp, lp_first(lp), s, len, 0) != LP_NONE;
+    }
+    return sht_find(o->p, s, len) != NULL;
+}
+
+static int sobj_has_val(const struct sobj *o, const struct lp_val *v) {
+    if (o->enc == ENC_INTSET) {
+        long long iv = v->v;
+        if (!v->is_int && !hk_str2ll(v->s, v->len, &iv)) return 0;
+        return intset_find(o->p, iv, NULL);
+    }
+    return sobj_has(o, ev_ptr(v), v->len);
+}
+
+static int sobj_remove(struct sobj *o, const char *s, size_t len) {
+    if (o->enc == ENC_INTSET) {
+        long long iv;
+        int removed = 0;
+        if (hk_str2ll(s, len, &iv)) o->p = intset_remove(o->p, iv, &removed);
+        return removed;
+    }
+    if (o->enc == ENC_LISTPACK) {
+        lpack *lp = o->p;
+        if (!lp_count(lp)) return 0;
+        size_t pos = lp_find(lp, lp_first(lp), s, len, 0);
+        if (pos == LP_NONE) return 0;
+        o->p = lp_delete(lp, pos, NULL);
+        return 1;
+    }
+    return sht_remove(o->p, s, len);
+}
+
+/* A uniformly random member of a non-empty small set; for the hash table a
+ * random non-empty bucket, then a random node of its chain (buckets hold
+ * about one entry each, so this is close to uniform, as Redis's is). */
+static void sobj_random(const struct sobj *o, struct lp_val *v) {
+    uint64_t n = sobj_size(o);
+    if (o->enc == ENC_INTSET) {
+        ev_int(v, intset_get(o->p, (uint32_t)(hk_rand64() % n)));
+        return;
+    }
+    if (o->enc == ENC_LISTPACK) {
+        lp_get(o->p, lp_seek(o->p, (long long)(hk_rand64() % n)), v);
+        return;
+    }
+    /* Draw (bucket, depth) pairs until one names a node: uniform over the
+     * members whose chain depth is below SET_RAND_DEPTH, which is all of
+     * them in a table kept near load 1. A chain deeper than that is walked
+     * whole; after many misses the first non-empty bucket is taken. */
+    struct htable *t = o->p;
+    struct hnode *h = NULL;
+    for (int tries = 0; tries < 1000 && !h; tries++) {
+        uint64_t r = hk_rand64();
+        struct hnode *x = t->buckets[r & t->mask];
+        if (!x) continue;
+        unsigned chain = 0;
+        for (struct hnode *y = x; y; y = y->next) chain++;
+        unsigned k = (unsigned)((r >> 58) % SET_RAND_DEPTH);
+        if (chain > SET_RAND_DEPTH) k = (unsigned)(hk_rand64() % chain);
+        else if (k >= chain) continue;
+        while (k--) x = x->next;
+        h = x;
+    }
+    if (!h) h = ht_random_bucket(t, hk_rand64());
+    struct snode *e = (struct snode *)h;
+    v->is_int = 0;
+    v->s = e->s;
+    v->len = e->len;
+}
+
+static void sobj_free(struct sobj *o) {
+    if (o->enc == ENC_INTSET) intset_free(o->p);
+    else if (o->enc == ENC_LISTPACK) lp_free(o->p);
+    else sht_free(o->p);
+    o->p = NULL;
+}
+
+/* A new empty set able to hold `first`, sized for `hint` members
+ * (Redis's setTypeCreate). */
+static struct sobj sobj_create(const char *first, size_t len, uint64_t hint) {
+    long long iv;
+    struct sobj o;
+    if (hk_str2ll(first, len, &iv) && hint <= intset_cap()) {
+        o.enc = ENC_INTSET;
+        o.p = intset_new();
+    } else if ((long long)hint <= CFG(set_max_listpack_entries)) {
+        o.enc = ENC_LISTPACK;
+        o.p = lp_new();
+    } else {
+        o.enc = ENC_HT;
+        o.p = sht_new();
+        uint64_t size = 4;
+        while (size < hint && size < (1ULL << 40)) size <<= 1;
+        ht_resize(o.p, size, snode_hash, NULL);
+    }
+    return o;
+}
+
+/* After building an SINTERSTORE result: a listpack or hash table whose
+ * members are all integers and few enough becomes an intset (Redis 7.2
+ * does the same, so OBJECT ENCODING matches). */
+static void sobj_maybe_intset(struct sobj *o) {
+    if (o->enc == ENC_INTSET || sobj_size(o) > intset_cap()) return;
+    struct siter it;
+    struct lp_val v;
+    long long iv;
+    sit_init(&it, o);
+    while (sit_next(&it, &v))
+        if (!v.is_int && !hk_str2ll(v.s, v.len, &iv)) return;
+    sobj_convert(o, ENC_INTSET);
+}
+
+/* ---- value lifecycle (obj_ops) ---------------------------------------- */
+
+static void set_ops_free(void *ptr, int enc) {
+    struct sobj o = {enc, ptr};
+    sobj_free(&o);
+}
+
+static size_t set_ops_usage(const void *ptr, int enc, size_t samples) {
+    if (enc == ENC_INTSET) return intset_bytes(ptr);
+    if (enc == ENC_LISTPACK) return lp_bytes(ptr);
+    const struct htable *t = ptr;
+    size_t base = sizeof(*t) + ht_overhead(t), seen = 0, bytes = 0;
+    for (uint64_t b = 0; b < ht_size(t) && (!samples || seen < samples); b++)
+        for (struct hnode *n = t->buckets[b]; n && (!samples || seen < samples); n = n->next) {
+            bytes += sizeof(struct snode) + ((const struct snode *)n)->len;
+            seen++;
+        }
+    if (!seen) return base;
+    return base + (size_t)((double)bytes / (double)seen * (double)t->count);
+}
+
+static void *set_ops_dup(const void *ptr, int enc) {
+    if (enc == ENC_INTSET) return intset_dup(ptr);
+    if (enc == ENC_LISTPACK) return lp_dup(ptr);
+    const struct htable *t = ptr;
+    struct htable *d = sht_new();
+    if (t->count) ht_resize(d, ht_size(t), snode_hash, NULL);
+    for (uint64_t b = 0; b < ht_size(t); b++)
+        for (struct hnode *n = t->buckets[b]; n; n = n->next) {
+            const struct snode *e = (const struct snode *)n;
+            sht_insert(d, e->s, e->len);
+        }
+    return d;
+}
+
+static const struct obj_ops set_ops = {set_ops_free, set_ops_usage, set_ops_dup};
+
+void set_init(void) { obj_register(OBJ_SET, &set_ops); }
+
+/* ---- helpers for handlers --------------------------------------------- */
+
+static struct sobj sobj_of(const struct kv *e) {
+    struct sobj o = {kv_enc(e), kv_ptr(e)};
+    return o;
+}
+
+/* Write a modified value back to its entry (the entry itself never moves
+ * for this). */
+static void set_store(struct kv *e, const struct sobj *o) {
+    kv_set_ptr(e, o->p);
+    kv_set_enc(e, o->enc);
+}
+
+/* Replace key k with the set o (taking ownership), or delete k when o is
+ * empty. Returns the size stored. */
+static uint64_t set_put_or_delete(struct client *c, const struct keyref *k, struct sobj *o) {
+    uint64_t n = sobj_size(o);
+    if (n) {
+        db_put(k, kv_new_ptr(k->key, k->klen, OBJ_SET, o->enc, o->p, -1));
+        db_touch_write(k);
+    } else {
+        sobj_free(o);
+        if (db_delete(k, c->now_ms)) db_touch_write(k);
+    }
+    return n;
+}
+
+static void reply_val(struct client *c, const struct lp_val *v) { reply_bulk(c, ev_ptr(v), v->len); }
+
+/* Reply every member of o as a RESP3 set (array in RESP2). */
+static void reply_members(struct client *c, const struct sobj *o) {
+    struct siter it;
+    struct lp_val v;
+    reply_set(c, (long long)sobj_size(o));
+    sit_init(&it, o);
+    while (sit_next(&it, &v)) reply_val(c, &v);
+}
+
+/* Parse a count as Redis's getLongFromObjectOrReply/getRange...: replies
+ * and returns 0 on failure. */
+static int parse_count(struct client *c, const hk_slice *a, long long min, long long max, long long *out,
+                       const char *msg) {
+    long long v;
+    if (!hk_str2ll(a->ptr, a->len, &v)) {
+        reply_error(c, msg ? msg : ERR_NOT_INT);
+        return 0;
+    }
+    if (v < min || v > max) {
+        if (msg) reply_error(c, msg);
+        else if (min == 0 && max == LLONG_MAX) reply_error(c, "ERR value is out of range, must be positive");
+        else reply_errorf(c, "ERR value is out of range, value must between %lld and %lld", min, max);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* ---- single-key commands ---------------------------------------------- */
+
+/* SADD key member [member ...] */
+void cmd_sadd(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (e && !check_type(c, e, OBJ_SET)) return;
+    uint64_t hint = (uint64_t)c->argc - 2;
+    struct sobj o = e ? sobj_of(e) : sobj_create(c->argv[2].ptr, c->argv[2].len, hint);
+    /* As Redis 7.2: more arguments than the small encoding may hold send
+     * an existing set to the hash table before adding (even if most of
+     * them turn out to be members already). */
+    if (e && ((o.enc == ENC_LISTPACK && (long long)hint > CFG(set_max_listpack_entries)) ||
+              (o.enc == ENC_INTSET && (long long)hint > CFG(set_max_intset_entries))))
+        sobj_convert(&o, ENC_HT);
+    long long added = 0;
+    for (int i = 2; i < c->argc; i++) added += sobj_add(&o, c->argv[i].ptr, c->argv[i].len);
+    if (e) set_store(e, &o);
+    else db_put(&k, kv_new_ptr(k.key, k.klen, OBJ_SET, o.enc, o.p, -1));
+    if (added) db_touch_write(&k);
+    reply_int(c, added);
+}
+
+/* SREM key member [member ...]: the key goes when its last member does. */
+void cmd_srem(struct client *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    if (!check_type(c, e, OBJ_SET)) return;
+    struct sobj o = sobj_of(e);
+    long long removed = 0;
+    for (int i = 2; i < c->argc; i++) {
+        removed += sobj_remove(&o, c->argv[i].ptr, c->argv[i].len);
+        if (!sobj_size(&o)) break;
+    }
+    set_store(e, &o);
+    if (!sobj_size(&o)) db_delete(&k, c->now_ms);
+    if (removed) db_touch_write(&k);
+    reply_int(c, removed);
+}
+
+/* Read-only lookup of a set key: NULL with nothing replied when absent,
+ * NULL after WRONGTYPE (*bad set) when of another type. */
+static struct kv *set_lookup_read(struct client *c, int argi, int *bad) {
+    struct keyref k;
+    key_of(c, argi, &k);
+    struct kv *e = lookup_read(c, &k);
+    *bad = 0;
+    if (e && !check_type(c, e, OBJ_SET)) {
+        *bad = 1;
+        return NULL;
+    }
+    return e;
+}
+
+void cmd_sismember(struct client *c) {
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    struct sobj o = sobj_of(e);
+    reply_int(c, sobj_has(&o, c->argv[2].ptr, c->argv[2].len));
+}
+
+void cmd_smismember(struct client *c) {
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    struct sobj o = e ? sobj_of(e) : (struct sobj){0, NULL};
+    reply_array(c, c->argc - 2);
+    for (int i = 2; i < c->argc; i++) reply_int(c, e && sobj_has(&o, c->argv[i].ptr, c->argv[i].len));
+}
+
+void cmd_scard(struct client *c) {
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    struct sobj o = sobj_of(e);
+    reply_int(c, (long long)sobj_size(&o));
+}
+
+void cmd_smembers(struct client *c) {
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    if (!e) {
+        reply_set(c, 0);
+        return;
+    }
+    struct sobj o = sobj_of(e);
+    reply_members(c, &o);
+}
+
+/* SPOP key [count]. Without count: one member or nil. With count: a set
+ * (RESP3) of up to count distinct members, all of them (and the key
+ * deleted) when count reaches the size. */
+void cmd_spop(struct client *c) {
+    if (c->argc > 3) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    long long count = -1;
+    if (c->argc == 3 &&
+        !parse_count(c, &c->argv[2], 0, LLONG_MAX, &count, "ERR value is out of range, must be positive"))
+        return;
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (!e) {
+        if (count < 0) reply_null(c);
+        else reply_set(c, 0);
+        return;
+    }
+    if (!check_type(c, e, OBJ_SET)) return;
+    if (count == 0) {
+        reply_set(c, 0);
+        return;
+    }
+    struct sobj o = sobj_of(e);
+    uint64_t size = sobj_size(&o);
+    if (count > 0 && (uint64_t)count >= size) {
+        reply_members(c, &o);
+        db_delete(&k, c->now_ms);
+        db_touch_write(&k);
+        return;
+    }
+    if (count > 0 && (size - (uint64_t)count) * 5 <= (uint64_t)count) {
+        /* Most members go: draw the few that stay into a new set (which
+         * starts small again, as in Redis), reply what is left of the old
+         * one and free it. */
+        uint64_t remaining = size - (uint64_t)count;
+        struct sobj ns;
+        ns.enc = o.enc == ENC_INTSET ? ENC_INTSET : ENC_LISTPACK;
+        ns.p = ns.enc == ENC_INTSET ? (void *)intset_new() : (void *)lp_new();
+        while (remaining--) {
+            struct lp_val v, copy;
+            sobj_random(&o, &v);
+            copy = v;
+            sobj_add_val(&ns, &copy);
+            sobj_remove(&o, ev_ptr(&copy), copy.len);
+        }
+        reply_members(c, &o);
+        sobj_free(&o);
+        set_store(e, &ns);
+        db_touch_write(&k);
+        return;
+    }
+    long long n = count < 0 ? 1 : count;
+    if (count > 0) reply_set(c, n);
+    for (long long i = 0; i < n; i++) {
+        struct lp_val v, copy;
+        sobj_random(&o, &v);
+        /* Reply before removing: the member's bytes live in the set. */
+        reply_val(c, &v);
+        copy = v;
+        if (o.enc == ENC_HT) {
+            sht_remove(o.p, copy.s, copy.len);
+        } else {
+            sobj_remove(&o, ev_ptr(&copy), copy.len);
+        }
+    }
+    set_store(e, &o);
+    if (!sobj_size(&o)) db_delete(&k, c->now_ms);
+    db_touch_write(&k);
+}
+
+/* A member already returned by SRANDMEMBER, keyed by its address. */
+struct pick {
+    struct hnode node;
+    const char *s;
+};
+
+static uint64_t pick_hash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    const char *s = ((const struct pick *)n)->s;
+    return hk_hash(&s, sizeof(s));
+}
+
+/* SRANDMEMBER key [count]. A negative count allows repeats and returns
+ * exactly |count| members; a positive one returns distinct members. */
+void cmd_srandmember(struct client *c) {
+    if (c->argc > 3) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    long long l = 0;
+    int with_count = c->argc == 3;
+    if (with_count && !parse_count(c, &c->argv[2], -LLONG_MAX, LLONG_MAX, &l, NULL)) return;
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    if (!e) {
+        if (with_count) reply_array(c, 0);
+        else reply_null(c);
+        return;
+    }
+    struct sobj o = sobj_of(e);
+    struct lp_val v;
+    if (!with_count) {
+        sobj_random(&o, &v);
+        reply_val(c, &v);
+        return;
+    }
+    uint64_t size = sobj_size(&o);
+    if (l == 0) {
+        reply_array(c, 0);
+        return;
+    }
+    if (l < 0) {
+        unsigned long long count = (unsigned long long)-l;
+        reply_array(c, (long long)count);
+        if (o.enc == ENC_HT) {
+            for (unsigned long long i = 0; i < count; i++) {
+                sobj_random(&o, &v);
+                reply_val(c, &v);
+            }
+            return;
+        }
+        /* Small encodings: index a copy of the members once. */
+        struct lp_val *all = hk_malloc(size * sizeof(*all));
+        struct siter it;
+        sit_init(&it, &o);
+        for (uint64_t i = 0; i < size; i++) sit_next(&it, &all[i]);
+        for (unsigned long long i = 0; i < count; i++) reply_val(c, &all[hk_rand64() % size]);
+        hk_free(all);
+        return;
+    }
+    unsigned long long count = (unsigned long long)l;
+    if (count >= size) {
+        reply_array(c, (long long)size);
+        struct siter it;
+        sit_init(&it, &o);
+        while (sit_next(&it, &v)) reply_val(c, &v);
+        return;
+    }
+    reply_array(c, (long long)count);
+    if (o.enc != ENC_HT || count * 3 > size) {
+        /* Copy every member and draw count of them without repeats
+         * (a partial Fisher-Yates shuffle). */
+        struct lp_val *all = hk_malloc(size * sizeof(*all));
+        struct siter it;
+        sit_init(&it, &o);
+        for (uint64_t i = 0; i < size; i++) sit_next(&it, &all[i]);
+        for (unsigned long long i = 0; i < count; i++) {
+            uint64_t j = i + hk_rand64() % (size - i);
+            struct lp_val t = all[i];
+            all[i] = all[j];
+            all[j] = t;
+            reply_val(c, &all[i]);
+        }
+        hk_free(all);
+        return;
+    }
+    /* Few members out of a big table: draw at random, skipping repeats,
+     * remembered by node address in a small table of their own. */
+    struct htable seen;
+    ht_init(&seen);
+    unsigned long long got = 0;
+    while (got < count) {
+        sobj_random(&o, &v);
+        uint64_t h = hk_hash(&v.s, sizeof(v.s));
+        struct hnode **l2 = ht_bucket(&seen, h);
+        int dup = 0;
+        if (l2)
+            for (struct hnode *x = *l2; x; x = x->next)
+                if (((struct pick *)x)->s == v.s) dup = 1;
+        if (dup) continue;
+        struct pick *p = hk_malloc(sizeof(*p));
+        p->s = v.s;
+        p->node.next = NULL;
+        ht_insert(&seen, &p->node, h, pick_hash, NULL);
+        reply_val(c, &v);
+        got++;
+    }
+    for (uint64_t b = 0; b < ht_size(&seen); b++) {
+        struct hnode *x = seen.buckets[b];
+        while (x) {
+            struct hnode *next = x->next;
+            hk_free(x);
+            x = next;
+        }
+    }
+    ht_release(&seen);
+}
+
+/* SMOVE source destination member */
+void cmd_smove(struct client *c) {
+    struct keyref ks_, kd;
+    key_of(c, 1, &ks_);
+    key_of(c, 2, &kd);
+    struct kv *src = lookup_write(c, &ks_);
+    struct kv *dst = lookup_write(c, &kd);
+    const hk_slice *m = &c->argv[3];
+    if (!src) {
+        reply_int(c, 0);
+        return;
+    }
+    if (!check_type(c, src, OBJ_SET)) return;
+    if (dst && !check_type(c, dst, OBJ_SET)) return;
+    struct sobj so = sobj_of(src);
+    if (src == dst) {
+        reply_int(c, sobj_has(&so, m->ptr, m->len));
+        return;
+    }
+    if (!sobj_remove(&so, m->ptr, m->len)) {
+        reply_int(c, 0);
+        return;
+    }
+    set_store(src, &so);
+    if (!sobj_size(&so)) db_delete(&ks_, c->now_ms);
+    db_touch_write(&ks_);
+    if (dst) {
+        struct sobj d = sobj_of(dst);
+        if (sobj_add(&d, m->ptr, m->len)) db_touch_write(&kd);
+        set_store(dst, &d);
+    } else {
+        struct sobj d = sobj_create(m->ptr, m->len, 1);
+        sobj_add(&d, m->ptr, m->len);
+        db_put(&kd, kv_new_ptr(kd.key, kd.klen, OBJ_SET, d.enc, d.p, -1));
+        db_touch_write(&kd);
+    }
+    reply_int(c, 1);
+}
+
+/* ---- multi-key algebra ------------------------------------------------ */
+
+/* Look up n set keys from argv[first]; missing keys give NULL slots.
+ * Every key is type-checked (a missing one does not stop the checks, as
+ * in Redis). Returns 0 after replying WRONGTYPE. */
+static int gather_sets(struct client *c, int first, int n, struct sobj *out, int *missing) {
+    *missing = 0;
+    for (int j = 0; j < n; j++) {
+        struct keyref k;
+        key_of(c, first + j, &k);
+        struct kv *e = lookup_read(c, &k); /* sources count as reads, STORE forms too */
+        if (!e) {
+            out[j].p = NULL;
+            out[j].enc = 0;
+            (*missing)++;
+            continue;
+        }
+        if (!check_type(c, e, OBJ_SET)) return 0;
+        out[j] = sobj_of(e);
+    }
+    return 1;
+}
+
+static int cmp_by_size(const void *a, const void *b) {
+    uint64_t x = sobj_size(a), y = sobj_size(b);
+    return x < y ? -1 : x > y;
+}
+
+/* SINTER / SINTERSTORE / SINTERCARD. dst: argv index of the destination
+ * or 0; card: reply only the count, stopping at limit (0 = none). */
+static void set_inter(struct client *c, int first, int n, int dst, int card, long long limit) {
+    struct sobj stack[16];
+    struct sobj *sets = n <= 16 ? stack : hk_malloc((size_t)n * sizeof(*sets));
+    int missing;
+    if (!gather_sets(c, first, n, sets, &missing)) goto out;
+    if (missing) {
+        if (dst) {
+            struct keyref kd;
+            key_of(c, dst, &kd);
+            if (db_delete(&kd, c->now_ms)) db_touch_write(&kd);
+            reply_int(c, 0);
+        } else if (card) {
+            reply_int(c, 0);
+        } else {
+            reply_set(c, 0);
+        }
+        goto out;
+    }
+    qsort(sets, (size_t)n, sizeof(*sets), cmp_by_size);
+    struct sobj res = {0, NULL};
+    void *hdr = NULL;
+    long long cnt = 0;
+    if (dst) {
+        /* As Redis: an intset smallest set gives an intset result; else
+         * start from a listpack and settle the encoding at the end. */
+        res.enc = sets[0].enc == ENC_INTSET ? ENC_INTSET : ENC_LISTPACK;
+        res.p = res.enc == ENC_INTSET ? (void *)intset_new() : (void *)lp_new();
+    } else if (!card) {
+        hdr = reply_defer(c);
+    }
+    struct siter it;
+    struct lp_val v;
+    sit_init(&it, &sets[0]);
+    while (sit_next(&it, &v)) {
+        int j;
+        for (j = 1; j < n; j++) {
+            if (sets[j].p == sets[0].p) continue;
+            if (!sobj_has_val(&sets[j], &v)) break;
+        }
+        if (j < n) continue;
+        cnt++;
+        if (card) {
+            if (limit && cnt >= limit) break;
+        } else if (dst) {
+            sobj_add_val(&res, &v);
+        } else {
+            reply_val(c, &v);
+        }
+    }
+    if (dst) {
+        struct keyref kd;
+        key_of(c, dst, &kd);
+        sobj_maybe_intset(&res);
+        reply_int(c, (long long)set_put_or_delete(c, &kd, &res));
+    } else if (card) {
+        reply_int(c, cnt);
+    } else {
+        reply_fill_set(c, hdr, cnt);
+    }
+out:
+    if (sets != stack) hk_free(sets);
+}
+
+enum { SET_UNION, SET_DIFF };
+
+/* SUNION / SDIFF and their STORE forms: the result is built as a new set
+ * (from an intset up, by the normal conversion rules), replied or stored. */
+static void set_union_diff(struct client *c, int first, int n, int dst, int op) {
+    struct sobj stack[16];
+    struct sobj *sets = n <= 16 ? stack : hk_malloc((size_t)n * sizeof(*sets));
+    int missing;
+    if (!gather_sets(c, first, n, sets, &missing)) goto out;
+    struct sobj res = {ENC_INTSET, intset_new()};
+    struct siter it;
+    struct lp_val v;
+    if (op == SET_UNION) {
+        for (int j = 0; j < n; j++) {
+            if (!sets[j].p) continue;
+            sit_init(&it, &sets[j]);
+            while (sit_next(&it, &v)) sobj_add_val(&res, &v);
+        }
+    } else if (sets[0].p) {
+        /* Redis 7.2 picks one of two algorithms by estimated work, and the
+         * choice shows in the result's encoding: checking each member of
+         * the first set against the others (1) builds the result up from
+         * an intset, while copying the first set and removing the others'
+         * members (2) may leave a big encoding behind. A key repeated as
+         * the first one makes the result empty either way. */
+        int same = 0;
+        uint64_t work1 = 0, work2 = 0;
+        for (int j = 1; j < n; j++)
+            if (sets[j].p == sets[0].p) same = 1;
+        for (int j = 0; j < n; j++) {
+            if (!sets[j].p) continue;
+            work1 += sobj_size(&sets[0]);
+            work2 += sobj_size(&sets[j]);
+        }
+        if (same) {
+            /* empty */
+        } else if (work1 / 2 <= work2) {
+            sit_init(&it, &sets[0]);
+            while (sit_next(&it, &v)) {
+                int j;
+                for (j = 1; j < n; j++)
+                    if (sets[j].p && sobj_has_val(&sets[j], &v)) break;
+                if (j == n) sobj_add_val(&res, &v);
+            }
+        } else {
+            for (int j = 0; j < n && (j == 0 || sobj_size(&res)); j++) {
+                if (!sets[j].p) continue;
+                sit_init(&it, &sets[j]);
+                while (sit_next(&it, &v)) {
+                    if (j == 0) sobj_add_val(&res, &v);
+                    else sobj_remove(&res, ev_ptr(&v), v.len);
+                }
+            }
+        }
+    }
+    if (dst) {
+        struct keyref kd;
+        key_of(c, dst, &kd);
+        reply_int(c, (long long)set_put_or_delete(c, &kd, &res));
+    } else {
+        reply_members(c, &res);
+        sobj_free(&res);
+    }
+out:
+    if (sets != stack) hk_free(sets);
+}
+
+void cmd_sinter(struct client *c) { set_inter(c, 1, c->argc - 1, 0, 0, 0); }
+void cmd_sinterstore(struct client *c) { set_inter(c, 2, c->argc - 2, 1, 0, 0); }
+void cmd_sunion(struct client *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_UNION); }
+void cmd_sunionstore(struct client *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_UNION); }
+void cmd_sdiff(struct client *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_DIFF); }
+void cmd_sdiffstore(struct client *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_DIFF); }
+
+/* numkeys of SINTERCARD: 1 to the number of arguments left; 0 if bad. */
+static long long intercard_numkeys(struct client *c) {
+    long long n;
+    if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &n) || n < 1 || n > c->argc - 2) return 0;
+    return n;
+}
+
+int set_intercard_keys(struct client *c, int *keys, int max) {
+    long long n = intercard_numkeys(c);
+    if (!n || n > max) return -1;
+    for (int i = 0; i < (int)n; i++) keys[i] = 2 + i;
+    return (int)n;
+}
+
+/* SINTERCARD numkeys key [key ...] [LIMIT limit] */
+void cmd_sintercard(struct client *c) {
+    long long n;
+    if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &n) || n < 1) {
+        reply_error(c, "ERR numkeys should be greater than 0");
+        return;
+    }
+    if (n > c->argc - 2) {
+        reply_error(c, "ERR Number of keys can't be greater than number of args");
+        return;
+    }
+    long long limit = 0;
+    for (int j = 2 + (int)n; j < c->argc; j++) {
+        if (arg_is(&c->argv[j], "LIMIT") && j + 1 < c->argc) {
+            j++;
+            if (!hk_str2ll(c->argv[j].ptr, c->argv[j].len, &limit) || limit < 0) {
+                reply_error(c, "ERR LIMIT can't be negative");
+                return;
+            }
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    set_inter(c, 2, (int)n, 0, 1, limit);
+}
+
+/* ---- SSCAN ------------------------------------------------------------ */
+
+/* Cursor as Redis 7.2 parses it (strtoul over the whole argument: an
+ * empty string, "+5" and "-1" are accepted, leading spaces are not). */
+static int sscan_cursor(const hk_slice *a, uint64_t *out) {
+    char tmp[64];
+    if (a->len >= sizeof(tmp) || memchr(a->ptr, '\0', a->len)) return 0;
+    memcpy(tmp, a->ptr, a->len);
+    tmp[a->len] = '\0';
+    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(tmp, &end, 10);
+    if (*end != '\0' || errno == ERANGE) return 0;
+    *out = v;
+    return 1;
+}
+
+struct sscan_ctx {
+    struct snode **nodes;
+    size_t n, cap;
+};
+
+static void sscan_visit(struct hnode *n, void *arg) {
+    struct sscan_ctx *x = arg;
+    if (x->n == x->cap) {
+        x->cap = x->cap ? x->cap * 2 : 32;
+        x->nodes = hk_realloc(x->nodes, x->cap * sizeof(*x->nodes));
+    }
+    x->nodes[x->n++] = (struct snode *)n;
+}
+
+/* SSCAN key cursor [MATCH pattern] [COUNT count]. Intsets and listpacks
+ * are returned whole with cursor 0; hash tables walk the reverse-binary
+ * bucket cursor, COUNT being a hint (count*10 buckets at most). */
+void cmd_sscan(struct client *c) {
+    uint64_t cursor;
+    if (!sscan_cursor(&c->argv[2], &cursor)) {
+        reply_error(c, "ERR invalid cursor");
+        return;
+    }
+    int bad;
+    struct kv *e = set_lookup_read(c, 1, &bad);
+    if (bad) return;
+    if (!e) {
+        reply_array(c, 2);
+        reply_bulk(c, "0", 1);
+        reply_array(c, 0);
+        return;
+    }
+    long long count = 10;
+    const char *pat = NULL;
+    size_t plen = 0;
+    for (int i = 3; i < c->argc; i++) {
+        int more = i + 1 < c->argc;
+        if (arg_is(&c->argv[i], "COUNT") && more) {
+            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
+                reply_error(c, ERR_NOT_INT);
+                return;
+            }
+            if (count < 1) {
+                reply_error(c, ERR_SYNTAX);
+                return;
+            }
+            i++;
+        } else if (arg_is(&c->argv[i], "MATCH") && more) {
+            pat = c->argv[i + 1].ptr;
+            plen = c->argv[i + 1].len;
+            i++;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (pat && plen == 1 && pat[0] == '*') pat = NULL;
+    struct sobj o = sobj_of(e);
+    struct siter it;
+    struct lp_val v;
+    if (o.enc != ENC_HT) {
+        reply_array(c, 2);
+        reply_bulk(c, "0", 1);
+        void *h = reply_defer(c);
+        long long n = 0;
+        sit_init(&it, &o);
+        while (sit_next(&it, &v)) {
+            if (pat && !hk_globmatch(pat, plen, ev_ptr(&v), v.len, 0)) continue;
+            reply_val(c, &v);
+            n++;
+        }
+        reply_fill_array(c, h, n);
+        return;
+    }
+    struct htable *t = o.p;
+    struct sscan_ctx x = {0};
+    long long maxvisits = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10, visits = 0;
+    do {
+        cursor = ht_scan(t, cursor, sscan_visit, &x);
+        visits++;
+    } while (cursor && (long long)x.n < count && visits < maxvisits);
+    char cbuf[24];
+    int cl = snprintf(cbuf, sizeof(cbuf), "%llu", (unsigned long long)cursor);
+    size_t keep = 0;
+    for (size_t i = 0; i < x.n; i++)
+        if (!pat || hk_globmatch(pat, plen, x.nodes[i]->s, x.nodes[i]->len, 0)) x.nodes[keep++] = x.nodes[i];
+    reply_array(c, 2);
+    reply_bulk(c, cbuf, (size_t)cl);
+    reply_array(c, (long long)keep);
+    for (size_t i = 0; i < keep; i++) reply_bulk(c, x.nodes[i]->s, x.nodes[i]->len);
+    hk_free(x.nodes);
+}
+
+/* ---- read-only access for other families (setval.h) -------------------- */
+
+uint64_t set_value_size(const struct kv *e) {
+    struct sobj o = sobj_of(e);
+    return sobj_size(&o);
+}
+
+int set_value_has(const struct kv *e, const char *s, size_t len) {
+    struct sobj o = sobj_of(e);
+    return sobj_has(&o, s, len);
+}
+
+void set_value_foreach(const struct kv *e, void (*fn)(const char *s, size_t len, void *ctx), void *ctx) {
+    struct sobj o = sobj_of(e);
+    struct siter it;
+    struct lp_val v;
+    sit_init(&it, &o);
+    while (sit_next(&it, &v)) fn(ev_ptr(&v), v.len, ctx);
+}
