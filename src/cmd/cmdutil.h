@@ -24,6 +24,26 @@ static inline int check_type(struct client *c, const struct kv *e, int t) {
     return 0;
 }
 
+/* Arguments of SCAN, HSCAN, SSCAN and ZSCAN after the cursor. */
+struct scan_args {
+    long long count;  /* COUNT hint, 10 when absent */
+    const char *pat;  /* MATCH pattern; NULL when absent or "*" */
+    size_t plen;
+    const char *type; /* TYPE filter (SCAN) */
+    size_t tlen;
+    int novalues;     /* NOVALUES (HSCAN) */
+};
+#define SCAN_ALLOW_TYPE 1u
+#define SCAN_ALLOW_NOVALUES 2u
+
+/* Parse a cursor as Redis 7.2 does (strtoul over the whole argument: no
+ * leading space, nothing after the digits, a leading '-' wraps around).
+ * Replies "ERR invalid cursor" and returns 0 when it is not one. */
+int scan_cursor_or_reply(struct client *c, const hk_slice *a, uint64_t *out);
+/* Parse the options from argv[first] on; `allow` adds TYPE/NOVALUES.
+ * Replies the error and returns 0 on a bad option or COUNT. */
+int scan_args_or_reply(struct client *c, int first, unsigned allow, struct scan_args *o);
+
 /* Valid client name: printable ASCII without spaces. */
 int client_name_valid(const char *p, size_t len);
 

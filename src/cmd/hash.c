@@ -726,22 +726,6 @@ void cmd_hrandfield(struct client *c) {
 
 /* ---- HSCAN ------------------------------------------------------------------------- */
 
-/* A cursor as Redis reads it (strtoul over the whole argument): no leading
- * space, no overflow; "" reads as 0 and a minus sign wraps around. */
-static int hash_parse_cursor(const hk_slice *a, uint64_t *out) {
-    char tmp[64];
-    if (a->len >= sizeof(tmp) || memchr(a->ptr, '\0', a->len)) return 0;
-    memcpy(tmp, a->ptr, a->len);
-    tmp[a->len] = '\0';
-    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(tmp, &end, 10);
-    if (*end != '\0' || errno == ERANGE) return 0;
-    *out = v;
-    return 1;
-}
-
 struct hscan_ctx {
     const char *pat;
     size_t plen;
@@ -784,10 +768,7 @@ static void hscan_lp_visit(void *arg, const char *f, size_t fl, const char *v, s
  * fields or count*10 buckets (COUNT is a hint, as in Redis). */
 void cmd_hscan(struct client *c) {
     uint64_t cursor;
-    if (!hash_parse_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
+    if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     if (!e) {
@@ -796,35 +777,12 @@ void cmd_hscan(struct client *c) {
         reply_array(c, 0);
         return;
     }
-    long long count = 10;
-    int novalues = 0;
-    const char *pat = NULL;
-    size_t plen = 0;
-    for (int i = 3; i < c->argc; i++) {
-        const hk_slice *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "COUNT") && more) {
-            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
-                reply_error(c, ERR_NOT_INT);
-                return;
-            }
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-            i++;
-        } else if (arg_is(a, "MATCH") && more) {
-            pat = c->argv[i + 1].ptr;
-            plen = c->argv[i + 1].len;
-            i++;
-        } else if (arg_is(a, "NOVALUES")) {
-            novalues = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (pat && plen == 1 && pat[0] == '*') pat = NULL;
+    struct scan_args sa;
+    if (!scan_args_or_reply(c, 3, SCAN_ALLOW_NOVALUES, &sa)) return;
+    long long count = sa.count;
+    int novalues = sa.novalues;
+    const char *pat = sa.pat;
+    size_t plen = sa.plen;
 
     reply_array(c, 2);
     if (kv_enc(e) == ENC_LISTPACK) {

@@ -312,23 +312,6 @@ static void scan_visit(struct kv *e, void *arg) {
     scan_push(x, k, kl);
 }
 
-/* Parse a cursor exactly as Redis 7.2 does (strtoul over the whole
- * argument: no leading space, no trailing bytes, no overflow). */
-static int scan_parse_cursor(const hk_slice *a, uint64_t *out) {
-    char tmp[64];
-    if (a->len >= sizeof(tmp)) return 0;
-    memcpy(tmp, a->ptr, a->len);
-    tmp[a->len] = '\0';
-    if (memchr(tmp, '\0', a->len)) return 0;
-    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(tmp, &end, 10);
-    if (*end != '\0' || errno == ERANGE) return 0;
-    *out = v;
-    return 1;
-}
-
 /* SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
  *
  * Cursor layout: the low ks.shard_bits bits name a shard, the rest is that
@@ -340,39 +323,11 @@ static int scan_parse_cursor(const hk_slice *a, uint64_t *out) {
  * visited count*10 buckets. Empty shards cost nothing but a lock. */
 void cmd_scan(struct client *c) {
     uint64_t cursor;
-    if (!scan_parse_cursor(&c->argv[1], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
-    long long count = 10;
-    struct scan_ctx x = {.now_ms = c->now_ms};
-    for (int i = 2; i < c->argc; i++) {
-        const hk_slice *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "COUNT") && more) {
-            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
-                reply_error(c, ERR_NOT_INT);
-                return;
-            }
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-            i++;
-        } else if (arg_is(a, "MATCH") && more) {
-            x.pat = c->argv[i + 1].ptr;
-            x.plen = c->argv[i + 1].len;
-            i++;
-        } else if (arg_is(a, "TYPE") && more) {
-            x.type = c->argv[i + 1].ptr;
-            x.tlen = c->argv[i + 1].len;
-            i++;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (x.pat && x.plen == 1 && x.pat[0] == '*') x.pat = NULL;
+    if (!scan_cursor_or_reply(c, &c->argv[1], &cursor)) return;
+    struct scan_args sa;
+    if (!scan_args_or_reply(c, 2, SCAN_ALLOW_TYPE, &sa)) return;
+    long long count = sa.count;
+    struct scan_ctx x = {.now_ms = c->now_ms, .pat = sa.pat, .plen = sa.plen, .type = sa.type, .tlen = sa.tlen};
 
     long long maxvisits = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10, visits = 0;
     unsigned shard = (unsigned)(cursor & (ks.nshards - 1));

@@ -1033,22 +1033,6 @@ void cmd_sintercard(struct client *c) {
 
 /* ---- SSCAN ------------------------------------------------------------ */
 
-/* Cursor as Redis 7.2 parses it (strtoul over the whole argument: an
- * empty string, "+5" and "-1" are accepted, leading spaces are not). */
-static int sscan_cursor(const hk_slice *a, uint64_t *out) {
-    char tmp[64];
-    if (a->len >= sizeof(tmp) || memchr(a->ptr, '\0', a->len)) return 0;
-    memcpy(tmp, a->ptr, a->len);
-    tmp[a->len] = '\0';
-    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(tmp, &end, 10);
-    if (*end != '\0' || errno == ERANGE) return 0;
-    *out = v;
-    return 1;
-}
-
 struct sscan_ctx {
     struct snode **nodes;
     size_t n, cap;
@@ -1068,10 +1052,7 @@ static void sscan_visit(struct hnode *n, void *arg) {
  * bucket cursor, COUNT being a hint (count*10 buckets at most). */
 void cmd_sscan(struct client *c) {
     uint64_t cursor;
-    if (!sscan_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
+    if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
@@ -1081,31 +1062,11 @@ void cmd_sscan(struct client *c) {
         reply_array(c, 0);
         return;
     }
-    long long count = 10;
-    const char *pat = NULL;
-    size_t plen = 0;
-    for (int i = 3; i < c->argc; i++) {
-        int more = i + 1 < c->argc;
-        if (arg_is(&c->argv[i], "COUNT") && more) {
-            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
-                reply_error(c, ERR_NOT_INT);
-                return;
-            }
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-            i++;
-        } else if (arg_is(&c->argv[i], "MATCH") && more) {
-            pat = c->argv[i + 1].ptr;
-            plen = c->argv[i + 1].len;
-            i++;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (pat && plen == 1 && pat[0] == '*') pat = NULL;
+    struct scan_args sa;
+    if (!scan_args_or_reply(c, 3, 0, &sa)) return;
+    long long count = sa.count;
+    const char *pat = sa.pat;
+    size_t plen = sa.plen;
     struct sobj o = sobj_of(e);
     struct siter it;
     struct lp_val v;

@@ -1193,58 +1193,18 @@ static void zscan_collect(struct hnode *h, void *ctx) {
     a->v[a->n++] = (struct zsl_node *)h;
 }
 
-/* Cursors parse like Redis's strtoul: a leading '-' wraps around, no
- * leading space, nothing after the digits. */
-static int zscan_parse_cursor(const hk_slice *a, unsigned long long *out) {
-    char tmp[64];
-    if (a->len >= sizeof(tmp) || memchr(a->ptr, '\0', a->len)) return 0;
-    memcpy(tmp, a->ptr, a->len);
-    tmp[a->len] = '\0';
-    if (tmp[0] == ' ' || (tmp[0] >= '\t' && tmp[0] <= '\r')) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(tmp, &end, 10);
-    if (*end != '\0' || errno == ERANGE) return 0;
-    *out = v;
-    return 1;
-}
-
 void cmd_zscan(struct client *c) {
-    unsigned long long cursor;
-    if (!zscan_parse_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
+    uint64_t cursor;
+    if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     struct keyref k;
     int bad;
     struct kv *e = zlookup_read(c, 1, &k, &bad);
     if (bad) return;
-    long long count = 10;
-    const char *pat = NULL;
-    size_t plen = 0;
-    for (int i = 3; i < c->argc; i++) {
-        const hk_slice *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "count") && more) {
-            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &count)) {
-                reply_error(c, ERR_NOT_INT);
-                return;
-            }
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-            i++;
-        } else if (arg_is(a, "match") && more) {
-            pat = c->argv[i + 1].ptr;
-            plen = c->argv[i + 1].len;
-            i++;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (pat && plen == 1 && pat[0] == '*') pat = NULL;
+    struct scan_args sa;
+    if (!scan_args_or_reply(c, 3, 0, &sa)) return;
+    long long count = sa.count;
+    const char *pat = sa.pat;
+    size_t plen = sa.plen;
     char buf[64];
     if (!e) {
         reply_array(c, 2);
