@@ -90,7 +90,7 @@ static int client_type_by_name(const hk_slice *a) {
  * CLIENT INFO, the last finished one otherwise. */
 static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd) {
     char flags[16], *f = flags;
-    if (c->flags & CLIENT_PAUSED) *f++ = 'b'; /* postponed by CLIENT PAUSE, as Redis shows it */
+    if (c->flags & (CLIENT_PAUSED | CLIENT_BLOCKED)) *f++ = 'b'; /* blocked, or postponed by CLIENT PAUSE */
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
     if (c->flags & CLIENT_CLOSE_ASAP) *f++ = 'A';
     if (c->flags & CLIENT_UNIX_SOCKET) *f++ = 'U';
@@ -274,6 +274,8 @@ void cmd_client_help(struct client *c) {
         "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.",
         "    * LIB-VER: the client lib version.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)",

@@ -22,11 +22,17 @@ int zset_getkeys_store(struct client *c, int *keys, int max);
 void list_init(void);
 int list_lmpop_getkeys(struct client *c, int *keys, int max);
 
+/* blocking.c: BLMPOP/BZMPOP key finder (numkeys at argv[2]). */
+int block_mpop_getkeys(struct client *c, int *keys, int max);
+
 /* hash.c: value lifecycle registration. */
 void hash_init(void);
 
 /* set.c: value lifecycle registration and SINTERCARD's key finder. */
 void set_init(void);
 int set_intercard_keys(struct client *c, int *keys, int max);
+
+/* geo.c: GEORADIUS / GEORADIUSBYMEMBER key finder (source + STORE target). */
+int geo_radius_getkeys(struct client *c, int *keys, int max);
 
 #endif

@@ -139,6 +139,7 @@ struct totals {
     unsigned long long conns, cmds, rejected, net_in, net_out, expired, hits, misses, dirty, errors;
     unsigned long long qbuf_disc, obuf_disc, reads, writes, unexpected, evicted_clients;
     long long clients;
+    unsigned long long blocked, blocked_timeout, blocking_keys;
 };
 
 static void totals_get(struct totals *t) {
@@ -162,6 +163,11 @@ static void totals_get(struct totals *t) {
         t->unexpected += stat_get(&w->stats.unexpected_error_replies);
         t->evicted_clients += stat_get(&w->stats.evicted_clients);
         t->clients += atomic_load_explicit(&w->nclients, memory_order_relaxed);
+        t->blocked += stat_get(&w->nblocked);
+        t->blocked_timeout += stat_get(&w->nblocked_timeout);
+        /* Each worker counts the keys it registered minus those it
+         * released; only the sum (modulo 2^64) is meaningful. */
+        t->blocking_keys += stat_get(&w->nblocking_keys);
     }
 }
 
@@ -254,12 +260,16 @@ static void sec_clients(struct sbuf *b, const struct totals *t) {
             "connected_clients:%lld\r\n"
             "cluster_connections:0\r\n"
             "maxclients:%lld\r\n"
-            "blocked_clients:0\r\n"
+            "blocked_clients:%llu\r\n"
             "tracking_clients:0\r\n"
-            "clients_in_timeout_table:0\r\n"
-            "total_blocking_keys:0\r\n"
+            "clients_in_timeout_table:%llu\r\n"
+            "total_blocking_keys:%llu\r\n"
             "total_blocking_keys_on_nokey:0\r\n",
-            t->clients, CFG(maxclients));
+            t->clients, CFG(maxclients), t->blocked, t->blocked_timeout,
+            /* The per-worker counters are read one after the other while
+             * they move: a release seen before its registration would show
+             * a negative sum for a moment. */
+            (long long)t->blocking_keys < 0 ? 0ULL : t->blocking_keys);
 }
 
 static void sec_memory(struct sbuf *b) {

@@ -93,6 +93,8 @@ const struct cfg_entry cfg_table[] = {
     INT("set-max-intset-entries", set_max_intset_entries, 0, LONG_MAX, "512", 0),
     INT("set-max-listpack-entries", set_max_listpack_entries, 0, LONG_MAX, "128", 0),
     INT("set-max-listpack-value", set_max_listpack_value, 0, LONG_MAX, "64", 0),
+    {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
+     NULL, NULL},
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},

@@ -27,6 +27,7 @@ struct server_config {
     _Atomic long long zset_max_listpack_entries, zset_max_listpack_value;
     _Atomic long long list_max_listpack_size, list_compress_depth;
     _Atomic long long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+    _Atomic long long hll_sparse_max_bytes;
     /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
     _Atomic long long obl[3][3];
     _Atomic int requirepass_set;

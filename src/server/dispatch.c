@@ -164,9 +164,13 @@ int dispatch_command(struct client *c) {
     c->lastcmd = cmd;
     c->tot_cmds++;
     struct cmdstat *st = &w->cmdstats[cmd->id];
-    stat_add(&st->calls, 1);
-    stat_add(&st->usec, (unsigned long long)dt);
-    if (c->errors_in_cmd) stat_add(&st->failed, 1);
+    /* A command that blocked is counted once, when it is served, times
+     * out or is unblocked (blocking.c), as Redis does. */
+    if (!(c->flags & CLIENT_BLOCKED)) {
+        stat_add(&st->calls, 1);
+        stat_add(&st->usec, (unsigned long long)dt);
+        if (c->errors_in_cmd) stat_add(&st->failed, 1);
+    }
     stat_add(&w->stats.commands_processed, 1);
     check_output_limits(c);
     return DISPATCH_DONE;

@@ -8,6 +8,7 @@
 #include "../core/alloc.h"
 #include "../core/hash.h"
 #include "../store/db.h"
+#include "blocking.h"
 #include "config.h"
 #include "server.h"
 
@@ -110,6 +111,7 @@ int main(int argc, char **argv) {
     zset_init();
     list_init();
     set_init();
+    block_init();
     ks_init((int)CFG(databases), shards);
 
     struct utsname un;

@@ -198,6 +198,10 @@ struct worker {
     struct client *pending_write; /* clients with output to flush this turn */
     struct client *paused;   /* clients waiting for CLIENT PAUSE to end */
     struct client *closing;  /* clients to free at the end of this loop turn */
+    struct client *blocked;  /* clients blocked on keys (blocking.c), linked by next_blocked */
+    stat_t nblocked;         /* clients on that list (INFO blocked_clients) */
+    stat_t nblocked_timeout; /* those with a deadline (INFO clients_in_timeout_table) */
+    stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     unsigned expire_cursor_shard;
@@ -226,6 +230,11 @@ struct worker {
 #define CLIENT_READ_STOPPED (1u << 12) /* output backpressure */
 #define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on a broadcast to all workers */
 #define CLIENT_CLOSING (1u << 14)     /* on the worker's closing list, freed at end of turn */
+#define CLIENT_BLOCKED (1u << 15)     /* waiting on keys (BLPOP...), see blocking.h */
+#define CLIENT_BLOCK_RETRY (1u << 16) /* re-running its blocked command after a wake-up */
+/* Blocking commands act as their non-blocking form (MULTI/EXEC, scripts
+ * set this while they run a command; nothing sets it yet). */
+#define CLIENT_DENY_BLOCKING (1u << 17)
 
 typedef struct hk_slice {
     const char *ptr;
@@ -268,6 +277,8 @@ struct client {
     struct client *next_pending;
     struct client *next_paused;
     struct client *next_closing;
+    struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
+    struct client *next_blocked, *prev_blocked;
     long long tot_net_in, tot_net_out, tot_cmds;
 };
 
@@ -331,7 +342,7 @@ int client_resume(struct client *c);
  * returns the count, -1 on malformed arguments. */
 int command_keys(const struct command *cmd, struct client *c, int *idx, int max);
 static inline int client_is_waiting(const struct client *c) {
-    return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER)) != 0;
+    return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER | CLIENT_BLOCKED)) != 0;
 }
 /* Find a client of worker w by id (admin commands), NULL when gone. */
 struct client *worker_find_client(struct worker *w, uint64_t id);

@@ -10,6 +10,7 @@
 #include "../net/net.h"
 #include "../store/db.h"
 #include "config.h"
+#include "blocking.h"
 #include "creply.h"
 #include "server.h"
 
@@ -139,6 +140,7 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
 
 static void client_free(struct client *c) {
     struct worker *w = c->w;
+    if (c->flags & CLIENT_BLOCKED) block_remove(c);
     if (c->flags & CLIENT_PAUSED) {
         for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
             if (*p == c) {
@@ -448,6 +450,7 @@ static void *worker_main(void *arg) {
         long long period = 1000 / (CFG(hz) ? CFG(hz) : 10);
         long long wait = w->last_cron_ms + period - hk_mstime();
         if (w->paused && wait > 5) wait = 5;
+        if (w->blocked) wait = block_wait_ms(w, wait);
         if (wait < 0) wait = 0;
         int n = epoll_wait(w->epfd, evs, 256, (int)wait);
         w->now_ms = hk_mstime();
@@ -472,6 +475,7 @@ static void *worker_main(void *arg) {
                 if ((e & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
             }
         }
+        if (w->blocked) block_timeouts(w);
         flush_pending(w);
         if (w->now_ms - w->last_cron_ms >= period || w->paused) {
             if (w->now_ms - w->last_cron_ms >= period) {

@@ -115,9 +115,12 @@ struct kv *db_find_read(const struct keyref *k, long long now_ms) {
     return e;
 }
 
+void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
+
 void db_touch_write(const struct keyref *k) {
     ks.shards[k->shard].version++;
     SINK(dirty, 1);
+    if (ks.shards[k->shard].bkeys && db_ready_hook) db_ready_hook(k->shard, k->db, k->key, k->klen);
 }
 
 struct kv *db_put(const struct keyref *k, struct kv *e) {
@@ -257,6 +260,11 @@ int ks_swapdb(int a, int b) {
         s->nexpires[a] = s->nexpires[b];
         s->nexpires[b] = x;
         s->version++;
+        /* Clients blocked on keys of either database may now see values. */
+        if (s->bkeys && db_ready_hook) {
+            db_ready_hook(i, a, NULL, 0);
+            db_ready_hook(i, b, NULL, 0);
+        }
     }
     ks_unlock_all();
     return 1;

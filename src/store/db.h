@@ -29,6 +29,9 @@ struct shard {
     int expire_db;
     /* Bumped on every write to a key in this shard (any database). */
     uint64_t version;
+    /* Clients blocked on keys of this shard (BLPOP...): the registry of
+     * src/server/blocking.c, NULL when nobody waits here. */
+    struct bkey *bkeys;
 } __attribute__((aligned(64)));
 
 struct keyspace {
@@ -95,6 +98,10 @@ struct kv *db_take(const struct keyref *k, long long now_ms);
 struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms);
 /* Record a write to k (version bump, dirty counter). */
 void db_touch_write(const struct keyref *k);
+/* Called (shard locked) when a key of a shard with blocked clients was
+ * written; key NULL means every key of db in that shard (SWAPDB). Set by
+ * src/server/blocking.c; NULL when no blocking support is linked. */
+extern void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
 
 /* Whole-keyspace helpers. Each locks what it needs. */
 unsigned long long ks_dbsize(int db);

@@ -10,6 +10,7 @@ import time
 
 import pytest
 from conftest import Server, free_port, sanitizer_report
+from poll import wait_probe_gone
 from resp import Error, Map
 
 SYNTAX = Error("ERR syntax error")
@@ -176,6 +177,8 @@ def test_set_only_truthful_values(server, conn):
 def test_set_takes_effect(new_server):
     srv = new_server()
     c = srv.conn()
+    # The fixture's readiness probe counts until its close is processed.
+    wait_probe_gone(c)
     assert c.cmd("CONFIG", "SET", "maxclients", "2") == "OK"
     other = srv.conn()  # second connection: allowed
     assert other.cmd("PING") == "PONG"

@@ -63,7 +63,7 @@ def test_expiretime(conn):
 
 def test_ttl_rounding(conn):
     conn.cmd("SET", "k", "v")
-    conn.cmd("PEXPIRE", "k", "1700")
+    conn.cmd("PEXPIRE", "k", "1900")
     assert conn.cmd("TTL", "k") == 2
     conn.cmd("PEXPIRE", "k", "1300")
     assert conn.cmd("TTL", "k") == 1
@@ -217,9 +217,12 @@ def test_expire_keeps_value_and_encoding(conn):
 
 def test_millisecond_precision(conn):
     conn.cmd("SET", "k", "v")
+    t0 = time.time()
     assert conn.cmd("PEXPIRE", "k", "100") == 1
-    assert conn.cmd("EXISTS", "k") == 1
-    assert 0 < conn.cmd("PTTL", "k") <= 100
+    # Still there unless 100 ms did pass (a loaded machine may stall us).
+    assert conn.cmd("EXISTS", "k") == 1 or time.time() - t0 >= 0.1
+    pttl = conn.cmd("PTTL", "k")
+    assert 0 < pttl <= 100 or (pttl == -2 and time.time() - t0 >= 0.1)
     time.sleep(0.15)
     assert conn.cmd("EXISTS", "k") == 0
     assert conn.cmd("GET", "k") is None
@@ -254,13 +257,15 @@ def wait_dbsize(conn, want, timeout):
 
 def test_active_expiry(r, conn):
     """Keys with short TTLs disappear from DBSIZE without being accessed."""
+    t0 = time.time()
     p = r.pipeline(transaction=False)
     for i in range(2000):
         p.set("vol:%d" % i, "v", px=100 + i % 100)
     for i in range(10):
         p.set("keep:%d" % i, "v")
     p.execute()
-    assert conn.cmd("DBSIZE") == 2010
+    # All there, unless 100 ms passed already (a loaded sanitizer build).
+    assert conn.cmd("DBSIZE") == 2010 or time.time() - t0 >= 0.1
     assert wait_dbsize(conn, 10, 5.0) == 10
     assert sorted(conn.cmd("KEYS", "*")) == sorted(b"keep:%d" % i for i in range(10))
 

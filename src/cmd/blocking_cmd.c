@@ -1,0 +1,300 @@
+/* blocking_cmd.c - the blocking commands (BLPOP, BRPOP, BLMOVE,
+ * BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP) and CLIENT UNBLOCK.
+ *
+ * Each handler validates its arguments as Redis does, then looks for a key
+ * it may serve from (block_may_serve: first come, first served); when it
+ * finds one it runs the non-blocking command (LPOP, LMOVE, LMPOP, ...) on
+ * that key, otherwise it blocks (block_client). The same handler runs
+ * again, in retry mode, when a watched key is written; then it skips keys
+ * of the wrong type instead of failing. The registry and the wake-up
+ * machinery are in src/server/blocking.c, not here. */
+#include "../core/alloc.h"
+#include "../server/blocking.h"
+#include "../server/creply.h"
+#include "cmds.h"
+#include "cmdutil.h"
+#include "zset.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Run proc with argv replaced by argv[0..argc) (a non-blocking command on
+ * the key that can be served). */
+static void run_as(struct client *c, cmd_proc proc, hk_slice *argv, int argc) {
+    hk_slice *saved = c->argv;
+    int saved_argc = c->argc;
+    c->argv = argv;
+    c->argc = argc;
+    proc(c);
+    c->argv = saved;
+    c->argc = saved_argc;
+}
+
+static const hk_slice one_slice = {"1", 1};
+
+/* Look up key argv[i] for a pop of `type`. Returns the entry when it can
+ * be served now; NULL to go on with the next key; sets *err when a
+ * WRONGTYPE error was replied (first run only: a re-run skips the key). */
+static struct kv *servable(struct client *c, int i, int type, int kind, struct keyref *k, int *err) {
+    key_of(c, i, k);
+    struct kv *e = lookup_write(c, k);
+    if (!e) return NULL;
+    if (kv_type(e) != type) {
+        if (!block_is_retry(c)) {
+            reply_error(c, ERR_WRONGTYPE);
+            *err = 1;
+        }
+        return NULL;
+    }
+    return block_may_serve(c, k, kind) ? e : NULL;
+}
+
+/* ---- lists --------------------------------------------------------------- */
+
+static void bpop_generic(struct client *c, int head) {
+    long long deadline;
+    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    int err = 0;
+    for (int i = 1; i < c->argc - 1; i++) {
+        struct keyref k;
+        if (!servable(c, i, OBJ_LIST, BK_LIST, &k, &err)) {
+            if (err) return;
+            continue;
+        }
+        reply_array(c, 2);
+        reply_bulk(c, k.key, k.klen);
+        hk_slice argv[2] = {c->argv[0], c->argv[i]};
+        run_as(c, head ? cmd_lpop : cmd_rpop, argv, 2);
+        return;
+    }
+    int stack[64], *idx = c->argc - 2 > 64 ? hk_malloc((size_t)(c->argc - 2) * sizeof(int)) : stack;
+    for (int i = 1; i < c->argc - 1; i++) idx[i - 1] = i;
+    block_client(c, idx, c->argc - 2, BK_LIST, deadline, 0);
+    if (idx != stack) hk_free(idx);
+}
+
+void cmd_blpop(struct client *c) { bpop_generic(c, 1); }
+void cmd_brpop(struct client *c) { bpop_generic(c, 0); }
+
+static int side_ok(const hk_slice *a) { return arg_is(a, "left") || arg_is(a, "right"); }
+
+/* BLMOVE src dst LEFT|RIGHT LEFT|RIGHT timeout and BRPOPLPUSH src dst
+ * timeout: serve through LMOVE / RPOPLPUSH, which check the destination. */
+static void bmove_generic(struct client *c, int lmove) {
+    if (lmove && (!side_ok(&c->argv[3]) || !side_ok(&c->argv[4]))) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    long long deadline;
+    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    struct keyref k;
+    int err = 0;
+    if (servable(c, 1, OBJ_LIST, BK_LIST, &k, &err)) {
+        if (lmove) {
+            hk_slice argv[5] = {c->argv[0], c->argv[1], c->argv[2], c->argv[3], c->argv[4]};
+            run_as(c, cmd_lmove, argv, 5);
+        } else {
+            hk_slice argv[3] = {c->argv[0], c->argv[1], c->argv[2]};
+            run_as(c, cmd_rpoplpush, argv, 3);
+        }
+        return;
+    }
+    if (err) return;
+    int idx = 1;
+    block_client(c, &idx, 1, BK_LIST, deadline, 1);
+}
+
+void cmd_blmove(struct client *c) { bmove_generic(c, 1); }
+void cmd_brpoplpush(struct client *c) { bmove_generic(c, 0); }
+
+int block_mpop_getkeys(struct client *c, int *keys, int max) {
+    long long numkeys;
+    if (c->argc < 3 || !hk_str2ll(c->argv[2].ptr, c->argv[2].len, &numkeys)) return -1;
+    if (numkeys < 1 || numkeys > c->argc - 3 || numkeys > max) return -1;
+    for (int i = 0; i < numkeys; i++) keys[i] = 3 + i;
+    return (int)numkeys;
+}
+
+/* Parse "numkeys key... <where> [COUNT n]" from argv[2] (BLMPOP, BZMPOP).
+ * words are the two accepted <where> values; *where gets 0 or 1, *count_idx
+ * the argv index of COUNT's value or 0. Replies errors as LMPOP/ZMPOP. */
+static int parse_mpop(struct client *c, const char *w0, const char *w1, long long *numkeys, int *where,
+                      int *count_idx) {
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, numkeys) || *numkeys < 1) {
+        reply_error(c, "ERR numkeys should be greater than 0");
+        return 0;
+    }
+    if (*numkeys > c->argc - 4) {
+        reply_error(c, ERR_SYNTAX);
+        return 0;
+    }
+    int wi = 3 + (int)*numkeys;
+    if (arg_is(&c->argv[wi], w0)) *where = 0;
+    else if (arg_is(&c->argv[wi], w1)) *where = 1;
+    else {
+        reply_error(c, ERR_SYNTAX);
+        return 0;
+    }
+    *count_idx = 0;
+    for (int j = wi + 1; j < c->argc; j++) {
+        long long count;
+        if (!*count_idx && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
+            j++;
+            if (!hk_str2ll(c->argv[j].ptr, c->argv[j].len, &count) || count < 1) {
+                reply_error(c, "ERR count should be greater than 0");
+                return 0;
+            }
+            *count_idx = j;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void block_on_range(struct client *c, int first, long long n, int kind, long long deadline) {
+    int stack[64] = {0}, *idx = n > 64 ? hk_malloc((size_t)n * sizeof(int)) : stack;
+    for (int i = 0; i < n; i++) idx[i] = first + i;
+    block_client(c, idx, (int)n, kind, deadline, 0);
+    if (idx != stack) hk_free(idx);
+}
+
+/* BLMPOP timeout numkeys key... LEFT|RIGHT [COUNT count] */
+void cmd_blmpop(struct client *c) {
+    long long deadline, numkeys;
+    int right, count_idx;
+    if (!block_parse_timeout(c, 1, &deadline)) return;
+    if (!parse_mpop(c, "left", "right", &numkeys, &right, &count_idx)) return;
+    int err = 0;
+    for (int i = 0; i < numkeys; i++) {
+        struct keyref k;
+        if (!servable(c, 3 + i, OBJ_LIST, BK_LIST, &k, &err)) {
+            if (err) return;
+            continue;
+        }
+        hk_slice argv[6] = {c->argv[0], one_slice, c->argv[3 + i], c->argv[3 + numkeys], {"count", 5}, {NULL, 0}};
+        if (count_idx) argv[5] = c->argv[count_idx];
+        run_as(c, cmd_lmpop, argv, count_idx ? 6 : 4);
+        return;
+    }
+    block_on_range(c, 3, numkeys, BK_LIST, deadline);
+}
+
+/* ---- sorted sets ------------------------------------------------------- */
+
+/* BZPOPMIN/BZPOPMAX key... timeout: reply [key, member, score]. */
+static void bzpop_generic(struct client *c, int max) {
+    long long deadline;
+    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    int err = 0;
+    for (int i = 1; i < c->argc - 1; i++) {
+        struct keyref k;
+        struct kv *e = servable(c, i, OBJ_ZSET, BK_ZSET, &k, &err);
+        if (!e) {
+            if (err) return;
+            continue;
+        }
+        unsigned long len = zs_len(e);
+        struct zit it;
+        zit_init(&it, e);
+        zit_seek(&it, max ? len - 1 : 0);
+        const char *m;
+        size_t l;
+        double score;
+        zit_get(&it, &m, &l, &score);
+        reply_array(c, 3);
+        reply_bulk(c, k.key, k.klen);
+        reply_bulk(c, m, l);
+        reply_double(c, score);
+        zs_delete_ranks(e, max ? len - 1 : 0, 1);
+        if (zs_len(e) == 0) db_delete(&k, c->now_ms);
+        db_touch_write(&k);
+        return;
+    }
+    int stack[64], *idx = c->argc - 2 > 64 ? hk_malloc((size_t)(c->argc - 2) * sizeof(int)) : stack;
+    for (int i = 1; i < c->argc - 1; i++) idx[i - 1] = i;
+    block_client(c, idx, c->argc - 2, BK_ZSET, deadline, 0);
+    if (idx != stack) hk_free(idx);
+}
+
+void cmd_bzpopmin(struct client *c) { bzpop_generic(c, 0); }
+void cmd_bzpopmax(struct client *c) { bzpop_generic(c, 1); }
+
+/* BZMPOP timeout numkeys key... MIN|MAX [COUNT count] */
+void cmd_bzmpop(struct client *c) {
+    long long deadline, numkeys;
+    int max, count_idx;
+    if (!block_parse_timeout(c, 1, &deadline)) return;
+    if (!parse_mpop(c, "min", "max", &numkeys, &max, &count_idx)) return;
+    long long count = 1;
+    if (count_idx) hk_str2ll(c->argv[count_idx].ptr, c->argv[count_idx].len, &count);
+    int err = 0;
+    for (int i = 0; i < numkeys; i++) {
+        struct keyref k;
+        struct kv *e = servable(c, 3 + i, OBJ_ZSET, BK_ZSET, &k, &err);
+        if (!e) {
+            if (err) return;
+            continue;
+        }
+        zpop_reply(c, &k, e, max, count, 1, 1);
+        return;
+    }
+    block_on_range(c, 3, numkeys, BK_ZSET, deadline);
+}
+
+/* ---- CLIENT UNBLOCK ------------------------------------------------------ */
+
+struct unblock_req {
+    uint64_t origin, target;
+    int error, muted;
+    _Atomic int found;
+};
+
+static void unblock_each(struct worker *w, void *arg) {
+    struct unblock_req *r = arg;
+    if (block_unblock_id(w, r->target, r->error)) atomic_store(&r->found, 1);
+}
+
+static void unblock_done(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    struct unblock_req *r = g->arg;
+    struct client *c = worker_find_client(w, r->origin);
+    if (c) {
+        if (!r->muted) reply_int(c, atomic_load(&r->found));
+        c->flags &= ~CLIENT_WAIT_GATHER;
+        if (client_resume(c) < 0) client_close(c);
+    }
+    hk_free(r);
+    hk_free(g);
+}
+
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the target may live on any worker, so
+ * every worker is asked (like CLIENT KILL) and the caller waits. */
+void cmd_client_unblock(struct client *c) {
+    if (c->argc > 4) {
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
+                     (int)c->argv[1].len, c->argv[1].ptr);
+        return;
+    }
+    long long id;
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &id)) {
+        reply_error(c, ERR_NOT_INT);
+        return;
+    }
+    int error = 0;
+    if (c->argc == 4) {
+        if (arg_is(&c->argv[3], "error")) error = 1;
+        else if (!arg_is(&c->argv[3], "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    struct unblock_req *r = hk_calloc(1, sizeof(*r));
+    r->origin = c->id;
+    r->target = (uint64_t)id;
+    r->error = error;
+    r->muted = reply_muted(c);
+    c->flags |= CLIENT_WAIT_GATHER;
+    worker_broadcast(unblock_each, unblock_done, r);
+}
