@@ -58,30 +58,31 @@ static uint64_t hent_hash(const struct hnode *n, void *ctx) {
 }
 
 /* The link that points at field f in t, or NULL when absent. */
+struct hkey {
+    const char *f;
+    size_t fl;
+};
+
+static int hent_match(const struct hnode *n, const void *key) {
+    const struct hent *h = (const struct hent *)n;
+    const struct hkey *k = key;
+    return h->flen == k->fl && (k->fl == 0 || memcmp(hent_field(h), k->f, k->fl) == 0);
+}
+
 static struct hnode **hash_ht_find(struct htable *t, const char *f, size_t fl) {
-    struct hnode **link = ht_bucket(t, hk_hash(f, fl));
-    if (!link) return NULL;
-    for (; *link; link = &(*link)->next) {
-        const struct hent *h = (const struct hent *)*link;
-        if (h->flen == fl && (fl == 0 || memcmp(hent_field(h), f, fl) == 0)) return link;
-    }
-    return NULL;
+    struct hkey k = {f, fl};
+    return ht_find_link(t, hk_hash(f, fl), hent_match, &k);
 }
 
 /* ---- value lifecycle (obj_ops) --------------------------------------------------- */
 
+static void hent_free(struct hnode *n, void *ctx) {
+    (void)ctx;
+    hk_free(n);
+}
+
 static void hash_ht_free(struct htable *t) {
-    if (t->buckets) {
-        for (uint64_t i = 0; i <= t->mask; i++) {
-            struct hnode *n = t->buckets[i];
-            while (n) {
-                struct hnode *next = n->next;
-                hk_free(n);
-                n = next;
-            }
-        }
-    }
-    ht_release(t);
+    ht_drain(t, hent_free, NULL);
     hk_free(t);
 }
 
@@ -99,11 +100,12 @@ static size_t hash_usage(const void *ptr, int enc, size_t samples) {
     size_t n = hk_usable_size((void *)t) + ht_overhead(t);
     if (!t->count) return n;
     size_t seen = 0, bytes = 0;
-    for (uint64_t i = 0; i <= t->mask && (samples == 0 || seen < samples); i++)
-        for (struct hnode *e = t->buckets[i]; e && (samples == 0 || seen < samples); e = e->next) {
-            bytes += hk_usable_size(e);
-            seen++;
-        }
+    struct ht_iter it;
+    ht_iter_init(&it, t);
+    for (struct hnode *e; (samples == 0 || seen < samples) && (e = ht_iter_next(&it));) {
+        bytes += hk_usable_size(e);
+        seen++;
+    }
     return n + (size_t)((double)bytes / (double)seen * (double)t->count);
 }
 
@@ -113,12 +115,13 @@ static void *hash_dup(const void *ptr, int enc) {
     struct htable *t = hk_malloc(sizeof(*t));
     ht_init(t);
     if (src->count) ht_resize(t, src->count, hent_hash, NULL);
-    for (uint64_t i = 0; src->buckets && i <= src->mask; i++)
-        for (struct hnode *e = src->buckets[i]; e; e = e->next) {
-            const struct hent *h = (const struct hent *)e;
-            struct hent *c = hent_new(hent_field(h), h->flen, hent_value(h), h->vlen);
-            ht_insert(t, &c->node, hk_hash(hent_field(c), c->flen), hent_hash, NULL);
-        }
+    struct ht_iter it;
+    ht_iter_init(&it, src);
+    for (struct hnode *e; (e = ht_iter_next(&it));) {
+        const struct hent *h = (const struct hent *)e;
+        struct hent *c = hent_new(hent_field(h), h->flen, hent_value(h), h->vlen);
+        ht_insert(t, &c->node, hk_hash(hent_field(c), c->flen), hent_hash, NULL);
+    }
     return t;
 }
 
@@ -283,12 +286,12 @@ static void hash_each(const struct kv *e, hash_visit_fn fn, void *ctx) {
         }
         return;
     }
-    const struct htable *t = kv_ptr(e);
-    for (uint64_t i = 0; t->buckets && i <= t->mask; i++)
-        for (struct hnode *n = t->buckets[i]; n; n = n->next) {
-            const struct hent *h = (const struct hent *)n;
-            fn(ctx, hent_field(h), h->flen, hent_value(h), h->vlen);
-        }
+    struct ht_iter it;
+    ht_iter_init(&it, kv_ptr(e));
+    for (struct hnode *n; (n = ht_iter_next(&it));) {
+        const struct hent *h = (const struct hent *)n;
+        fn(ctx, hent_field(h), h->flen, hent_value(h), h->vlen);
+    }
 }
 
 /* ---- lookups shared by the handlers ------------------------------------------------ */
@@ -580,8 +583,9 @@ static void hrand_all_visit(void *arg, const char *f, size_t fl, const char *v, 
 static const struct hent **hash_ht_array(const struct htable *t) {
     const struct hent **a = hk_malloc((size_t)t->count * sizeof(*a));
     size_t n = 0;
-    for (uint64_t i = 0; t->buckets && i <= t->mask; i++)
-        for (struct hnode *e = t->buckets[i]; e; e = e->next) a[n++] = (const struct hent *)e;
+    struct ht_iter it;
+    ht_iter_init(&it, t);
+    for (struct hnode *e; (e = ht_iter_next(&it));) a[n++] = (const struct hent *)e;
     return a;
 }
 

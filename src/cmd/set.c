@@ -80,14 +80,20 @@ static struct htable *sht_new(void) {
 }
 
 /* Link to the node holding s/len, NULL when absent. */
+struct skey {
+    const char *s;
+    size_t len;
+};
+
+static int snode_match(const struct hnode *n, const void *key) {
+    const struct snode *e = (const struct snode *)n;
+    const struct skey *k = key;
+    return e->len == k->len && memcmp(e->s, k->s, k->len) == 0;
+}
+
 static struct hnode **sht_find(struct htable *t, const char *s, size_t len) {
-    struct hnode **l = ht_bucket(t, hk_hash(s, len));
-    if (!l) return NULL;
-    for (; *l; l = &(*l)->next) {
-        struct snode *e = (struct snode *)*l;
-        if (e->len == len && memcmp(e->s, s, len) == 0) return l;
-    }
-    return NULL;
+    struct skey k = {s, len};
+    return ht_find_link(t, hk_hash(s, len), snode_match, &k);
 }
 
 /* Insert s/len known to be absent. */
@@ -115,16 +121,13 @@ static int sht_remove(struct htable *t, const char *s, size_t len) {
     return 1;
 }
 
+static void snode_free(struct hnode *n, void *ctx) {
+    (void)ctx;
+    hk_free(n);
+}
+
 static void sht_free(struct htable *t) {
-    for (uint64_t b = 0; b < ht_size(t); b++) {
-        struct hnode *n = t->buckets[b];
-        while (n) {
-            struct hnode *next = n->next;
-            hk_free(n);
-            n = next;
-        }
-    }
-    ht_release(t);
+    ht_drain(t, snode_free, NULL);
     hk_free(t);
 }
 
@@ -142,16 +145,20 @@ struct siter {
     const struct sobj *o;
     uint32_t i;
     size_t pos;
-    uint64_t b;
-    struct hnode *n;
+    struct ht_iter hi;
 };
 
 static void sit_init(struct siter *it, const struct sobj *o) {
     it->o = o;
     it->i = 0;
     it->pos = o->enc == ENC_LISTPACK ? lp_first(o->p) : LP_NONE;
-    it->b = 0;
-    it->n = NULL;
+    if (o->enc == ENC_HT) {
+        /* Callers may look members up in this same set while iterating,
+         * and a lookup during a rehash moves entries under the iterator;
+         * finish the rehash first (a full iteration costs as much). */
+        ht_rehash_all(o->p);
+        ht_iter_init(&it->hi, o->p);
+    }
 }
 
 static int sit_next(struct siter *it, struct lp_val *v) {
@@ -167,13 +174,9 @@ static int sit_next(struct siter *it, struct lp_val *v) {
         it->pos = lp_next(o->p, it->pos);
         return 1;
     }
-    struct htable *t = o->p;
-    while (!it->n) {
-        if (it->b >= ht_size(t)) return 0;
-        it->n = t->buckets[it->b++];
-    }
-    struct snode *e = (struct snode *)it->n;
-    it->n = it->n->next;
+    struct hnode *n = ht_iter_next(&it->hi);
+    if (!n) return 0;
+    struct snode *e = (struct snode *)n;
     v->is_int = 0;
     v->s = e->s;
     v->len = e->len;
@@ -331,7 +334,7 @@ static void sobj_random(const struct sobj *o, struct lp_val *v) {
     struct hnode *h = NULL;
     for (int tries = 0; tries < 1000 && !h; tries++) {
         uint64_t r = hk_rand64();
-        struct hnode *x = t->buckets[r & t->mask];
+        struct hnode *x = ht_sample_bucket(t, r);
         if (!x) continue;
         unsigned chain = 0;
         for (struct hnode *y = x; y; y = y->next) chain++;
@@ -402,11 +405,12 @@ static size_t set_ops_usage(const void *ptr, int enc, size_t samples) {
     if (enc == ENC_LISTPACK) return lp_bytes(ptr);
     const struct htable *t = ptr;
     size_t base = sizeof(*t) + ht_overhead(t), seen = 0, bytes = 0;
-    for (uint64_t b = 0; b < ht_size(t) && (!samples || seen < samples); b++)
-        for (struct hnode *n = t->buckets[b]; n && (!samples || seen < samples); n = n->next) {
-            bytes += sizeof(struct snode) + ((const struct snode *)n)->len;
-            seen++;
-        }
+    struct ht_iter it;
+    ht_iter_init(&it, t);
+    for (struct hnode *n; (!samples || seen < samples) && (n = ht_iter_next(&it));) {
+        bytes += sizeof(struct snode) + ((const struct snode *)n)->len;
+        seen++;
+    }
     if (!seen) return base;
     return base + (size_t)((double)bytes / (double)seen * (double)t->count);
 }
@@ -417,11 +421,12 @@ static void *set_ops_dup(const void *ptr, int enc) {
     const struct htable *t = ptr;
     struct htable *d = sht_new();
     if (t->count) ht_resize(d, ht_size(t), snode_hash, NULL);
-    for (uint64_t b = 0; b < ht_size(t); b++)
-        for (struct hnode *n = t->buckets[b]; n; n = n->next) {
-            const struct snode *e = (const struct snode *)n;
-            sht_insert(d, e->s, e->len);
-        }
+    struct ht_iter it;
+    ht_iter_init(&it, t);
+    for (struct hnode *n; (n = ht_iter_next(&it));) {
+        const struct snode *e = (const struct snode *)n;
+        sht_insert(d, e->s, e->len);
+    }
     return d;
 }
 
@@ -677,6 +682,8 @@ static uint64_t pick_hash(const struct hnode *n, void *ctx) {
     return hk_hash(&s, sizeof(s));
 }
 
+static int pick_match(const struct hnode *n, const void *key) { return ((const struct pick *)n)->s == key; }
+
 /* SRANDMEMBER key [count]. A negative count allows repeats and returns
  * exactly |count| members; a positive one returns distinct members. */
 void cmd_srandmember(struct client *c) {
@@ -760,12 +767,7 @@ void cmd_srandmember(struct client *c) {
     while (got < count) {
         sobj_random(&o, &v);
         uint64_t h = hk_hash(&v.s, sizeof(v.s));
-        struct hnode **l2 = ht_bucket(&seen, h);
-        int dup = 0;
-        if (l2)
-            for (struct hnode *x = *l2; x; x = x->next)
-                if (((struct pick *)x)->s == v.s) dup = 1;
-        if (dup) continue;
+        if (ht_find_link(&seen, h, pick_match, v.s)) continue;
         struct pick *p = hk_malloc(sizeof(*p));
         p->s = v.s;
         p->node.next = NULL;
@@ -773,15 +775,7 @@ void cmd_srandmember(struct client *c) {
         reply_val(c, &v);
         got++;
     }
-    for (uint64_t b = 0; b < ht_size(&seen); b++) {
-        struct hnode *x = seen.buckets[b];
-        while (x) {
-            struct hnode *next = x->next;
-            hk_free(x);
-            x = next;
-        }
-    }
-    ht_release(&seen);
+    ht_drain(&seen, snode_free, NULL);
 }
 
 /* SMOVE source destination member */

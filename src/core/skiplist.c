@@ -98,14 +98,23 @@ size_t zsl_usage(const struct zsl *z) {
     return bytes;
 }
 
+struct zsl_key {
+    const char *ele;
+    size_t len;
+};
+
+static int node_match(const struct hnode *h, const void *key) {
+    const struct zsl_node *n = (const struct zsl_node *)h;
+    const struct zsl_key *k = key;
+    return n->elen == k->len && memcmp(zsl_ele(n), k->ele, k->len) == 0;
+}
+
+static int node_is(const struct hnode *h, const void *key) { return h == key; }
+
 struct zsl_node *zsl_find(struct zsl *z, const char *ele, size_t len) {
-    struct hnode **b = ht_bucket(&z->ht, zsl_hash(ele, len));
-    if (!b) return NULL;
-    for (struct hnode *h = *b; h; h = h->next) {
-        struct zsl_node *n = (struct zsl_node *)h;
-        if (n->elen == len && memcmp(zsl_ele(n), ele, len) == 0) return n;
-    }
-    return NULL;
+    struct zsl_key k = {ele, len};
+    struct hnode **link = ht_find_link(&z->ht, zsl_hash(ele, len), node_match, &k);
+    return link ? (struct zsl_node *)*link : NULL;
 }
 
 /* Link node x (levels already sized) at its ordered position. */
@@ -182,9 +191,7 @@ struct zsl_node *zsl_insert(struct zsl *z, double score, const char *ele, size_t
 
 void zsl_delete_node(struct zsl *z, struct zsl_node *n) {
     unlink_node(z, n);
-    struct hnode **link = ht_bucket(&z->ht, zsl_hash(zsl_ele(n), n->elen));
-    while (*link != &n->hn)
-        link = &(*link)->next;
+    struct hnode **link = ht_find_link(&z->ht, zsl_hash(zsl_ele(n), n->elen), node_is, &n->hn);
     ht_unlink(&z->ht, link);
     ht_maybe_shrink(&z->ht, node_rehash, NULL);
     hk_free(n);

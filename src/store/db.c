@@ -75,15 +75,15 @@ void ks_unlock_all(void) {
 
 static inline struct htable *table_of(const struct keyref *k) { return &ks.shards[k->shard].tables[k->db]; }
 
+static inline int key_match(const struct hnode *n, const void *key) {
+    const struct kv *e = (const struct kv *)n;
+    const struct keyref *k = key;
+    return kv_keylen(e) == k->klen && memcmp(kv_key(e), k->key, k->klen) == 0;
+}
+
 /* Link pointing at the entry for k, or NULL. */
-static struct hnode **find_link(const struct keyref *k) {
-    struct hnode **link = ht_bucket(table_of(k), k->hash);
-    if (!link) return NULL;
-    for (; *link; link = &(*link)->next) {
-        const struct kv *e = (const struct kv *)*link;
-        if (kv_keylen(e) == k->klen && memcmp(kv_key(e), k->key, k->klen) == 0) return link;
-    }
-    return NULL;
+static inline struct hnode **find_link(const struct keyref *k) {
+    return ht_find_link(table_of(k), k->hash, key_match, k);
 }
 
 static void unlink_entry(const struct keyref *k, struct hnode **link) {
@@ -233,18 +233,15 @@ struct flushed *ks_flush(int db) {
     return f;
 }
 
+static void free_entry(struct hnode *n, void *ctx) {
+    (void)ctx;
+    kv_free((struct kv *)n);
+}
+
 void ks_flushed_free(struct flushed *f) {
     for (size_t i = 0; i < f->n; i++) {
         struct htable *t = &f->tables[i];
-        for (uint64_t b = 0; b < ht_size(t); b++) {
-            struct hnode *n = t->buckets[b];
-            while (n) {
-                struct hnode *next = n->next;
-                kv_free((struct kv *)n);
-                n = next;
-            }
-        }
-        ht_release(t);
+        ht_drain(t, free_entry, NULL);
     }
     hk_free(f);
 }
@@ -285,6 +282,24 @@ uint64_t shard_scan(unsigned s, int db, uint64_t cursor, void (*fn)(struct kv *e
     return ht_scan(&ks.shards[s].tables[db], cursor, scan_visit, &a);
 }
 
+struct reap_ctx {
+    long long now_ms;
+    unsigned budget;
+    unsigned expired;
+};
+
+/* ht_scan_reap callback of active expiry: count the visit against the
+ * budget; free and report an expired entry so the table unlinks it. */
+static int reap_expired(struct hnode *n, void *ctx) {
+    struct reap_ctx *rc = ctx;
+    struct kv *e = (struct kv *)n;
+    rc->budget = rc->budget ? rc->budget - 1 : 0;
+    if (!kv_has_expire(e) || kv_expire(e) > rc->now_ms) return 0;
+    kv_free(e);
+    rc->expired++;
+    return 1;
+}
+
 unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
     struct shard *s = &ks.shards[si];
     unsigned expired = 0;
@@ -298,24 +313,14 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
             continue;
         }
         uint64_t cur = s->expire_cursor;
-        unsigned expired_here = 0;
+        struct reap_ctx rc = {now_ms, budget, 0};
         do {
-            struct hnode **link = &t->buckets[cur & t->mask];
-            while (*link) {
-                struct kv *e = (struct kv *)*link;
-                budget = budget ? budget - 1 : 0;
-                if (kv_has_expire(e) && kv_expire(e) <= now_ms) {
-                    s->nexpires[d]--;
-                    ht_unlink(t, link);
-                    kv_free(e);
-                    expired_here++;
-                } else {
-                    link = &(*link)->next;
-                }
-            }
-            /* Advance like a scan so a resize in between loses nothing. */
-            cur = ht_next_cursor(t->mask, cur);
-        } while (cur != 0 && budget);
+            /* A scan cursor, so a resize or rehash in between loses nothing. */
+            cur = ht_scan_reap(t, cur, reap_expired, &rc);
+        } while (cur != 0 && rc.budget);
+        budget = rc.budget;
+        unsigned expired_here = rc.expired;
+        s->nexpires[d] -= expired_here;
         s->expire_cursor = cur;
         if (cur == 0) s->expire_db = (d + 1) % ks.ndb;
         /* Shrink the table the keys left (expire_db may have moved on);
