@@ -782,6 +782,10 @@ struct zsink {
     struct zsl *store;
     void *hdr;
     long long n;
+    /* ZRANGESTORE: Redis fills the destination as a listpack (which keeps
+     * no -0) until an entry or member exceeds the listpack limits, then
+     * converts; scores emitted before that lose the sign of a zero. */
+    int lp;
 };
 
 static void sink_begin(struct zsink *s) {
@@ -791,6 +795,9 @@ static void sink_begin(struct zsink *s) {
 static void sink_emit(struct zsink *s, const char *m, size_t l, double score) {
     s->n++;
     if (s->store) {
+        if (s->lp && (s->n > CFG(zset_max_listpack_entries) || (long long)l > CFG(zset_max_listpack_value)))
+            s->lp = 0;
+        if (s->lp && score == 0) score = 0.0;
         zsl_insert(s->store, score, m, l);
         return;
     }
@@ -816,6 +823,7 @@ static int clamp_ranks(long long *start, long long *end, long long llen) {
 static void emit_rank_range(struct zsink *s, struct kv *e, long long start, long long end, int rev) {
     long long llen = (long long)zs_len(e);
     if (!clamp_ranks(&start, &end, llen)) return;
+    if (end - start + 1 > CFG(zset_max_listpack_entries)) s->lp = 0; /* sized up front */
     struct zit it;
     zit_init(&it, e);
     zit_seek(&it, (unsigned long)(rev ? llen - 1 - start : start));
@@ -839,7 +847,9 @@ static void emit_score_range(struct zsink *s, struct kv *e, const struct zrange 
         zit_move(&it, rev);
         offset--;
     }
-    for (; zit_valid(&it) && limit != 0; limit--) {
+    /* A negative limit means "all": never count it down (LLONG_MIN - 1
+     * would overflow). */
+    for (; zit_valid(&it) && limit != 0; limit -= limit > 0) {
         const char *m;
         size_t l;
         double sc;
@@ -860,7 +870,9 @@ static void emit_lex_range(struct zsink *s, struct kv *e, const struct zlex *r, 
         zit_move(&it, rev);
         offset--;
     }
-    for (; zit_valid(&it) && limit != 0; limit--) {
+    /* A negative limit means "all": never count it down (LLONG_MIN - 1
+     * would overflow). */
+    for (; zit_valid(&it) && limit != 0; limit -= limit > 0) {
         const char *m;
         size_t l;
         double sc;
@@ -938,7 +950,7 @@ static void zrange_generic(struct client *c, int src, int store, int type, int r
     int bad;
     struct kv *e = store ? zlookup_write(c, src, &k, &bad) : zlookup_read(c, src, &k, &bad);
     if (bad) return;
-    struct zsink s = {.c = c, .withscores = withscores, .store = store ? zsl_new() : NULL};
+    struct zsink s = {.c = c, .withscores = withscores, .store = store ? zsl_new() : NULL, .lp = store};
     sink_begin(&s);
     if (e) {
         if (type == ZR_RANK)
@@ -1108,13 +1120,20 @@ void cmd_zrandmember(struct client *c) {
             reply_error(c, ERR_NOT_INT);
             return;
         }
+        /* LLONG_MIN cannot be negated: refused before the key is looked
+         * up, with the range text, as HRANDFIELD/SRANDMEMBER do. */
+        if (l == LLONG_MIN) {
+            reply_error(c, "ERR value is out of range, value must between "
+                           "-9223372036854775807 and 9223372036854775807");
+            return;
+        }
         if (c->argc > 4 || (c->argc == 4 && !arg_is(&c->argv[3], "withscores"))) {
             reply_error(c, ERR_SYNTAX);
             return;
         }
         if (c->argc == 4) {
             withscores = 1;
-            if (l < LONG_MIN / 2 || l > LONG_MAX / 2) {
+            if (l < -(LLONG_MAX / 2) || l > LLONG_MAX / 2) {
                 reply_error(c, "ERR value is out of range");
                 return;
             }

@@ -164,6 +164,9 @@ static struct zsl *compute(struct zsrc *src, int n, int op, int agg, int card, l
     double sc;
     *count = 0;
     if (op == OP_UNION) {
+        /* Smallest first, as Redis: the visiting order decides which of
+         * 0 and -0 MIN/MAX keeps when weights produce both. */
+        qsort(src, (size_t)n, sizeof(*src), cmp_src_len);
         for (int i = 0; i < n; i++) {
             for (src_iter(&src[i], &it); zit_valid(&it); zit_next(&it)) {
                 zit_get(&it, &m, &l, &sc);
@@ -175,7 +178,9 @@ static struct zsl *compute(struct zsrc *src, int n, int op, int agg, int card, l
                 }
                 double t = node->score;
                 aggregate(&t, v, agg);
-                if (t != node->score) zsl_update_score(dst, node, t);
+                /* -0 + 0 is 0: a sign change alone must be stored too. */
+                if (t != node->score || signbit(t) != signbit(node->score))
+                    zsl_update_score(dst, node, t);
             }
         }
     } else if (op == OP_INTER) {
@@ -190,7 +195,10 @@ static struct zsl *compute(struct zsrc *src, int n, int op, int agg, int card, l
             for (j = 1; j < n; j++) {
                 double o;
                 if (!src_score(&src[j], m, l, &o)) break;
-                aggregate(&t, weighted(o, src[j].weight), agg);
+                /* Only the first input's product is NaN-normalised (as in
+                 * Redis): a later inf*0 NaN makes SUM 0 and is ignored by
+                 * MIN/MAX, so it is passed on unchanged. */
+                aggregate(&t, o * src[j].weight, agg);
             }
             if (j < n) continue;
             (*count)++;

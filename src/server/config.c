@@ -79,7 +79,7 @@ const struct cfg_entry cfg_table[] = {
     ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
     {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, 0, &cfg.hash_max_listpack_entries, NULL, 0,
-     LONG_MAX, "128", NULL, NULL, NULL, NULL, NULL},
+     LONG_MAX, "512", NULL, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, 0, &cfg.hash_max_listpack_value, NULL, 0, LONG_MAX,
      "64", NULL, NULL, NULL, NULL, NULL},
     {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT, 0, &cfg.zset_max_listpack_entries, NULL, 0,

@@ -30,7 +30,7 @@ def encoding(conn, key):
 def limits(conn):
     """Restore the hash thresholds a test changes on the shared server."""
     yield
-    assert conn.cmd("CONFIG", "SET", "hash-max-listpack-entries", "128") == OK
+    assert conn.cmd("CONFIG", "SET", "hash-max-listpack-entries", "512") == OK
     assert conn.cmd("CONFIG", "SET", "hash-max-listpack-value", "64") == OK
 
 
@@ -43,6 +43,8 @@ def fill(conn, key, n, prefix="f", value=None):
 
 
 def big(conn, key, n=300):
+    # Callers take the `limits` fixture: the threshold is lowered to 128 here.
+    assert conn.cmd("CONFIG", "SET", "hash-max-listpack-entries", "128") == OK
     fill(conn, key, n)
     assert encoding(conn, key) == b"hashtable"
 
@@ -180,7 +182,7 @@ def test_hdel(conn):
     assert conn.cmd("EXISTS", "h") == 0
 
 
-def test_hdel_empties_hashtable(conn):
+def test_hdel_empties_hashtable(conn, limits):
     big(conn, "h", 200)
     fields = ["f%d" % i for i in range(200)]
     assert conn.cmd("HDEL", "h", *fields[:150]) == 150
@@ -212,7 +214,7 @@ def test_hincrby(conn):
     assert conn.cmd("HINCRBY", "h", "n", "0") == -2
 
 
-def test_hincrby_hashtable(conn):
+def test_hincrby_hashtable(conn, limits):
     big(conn, "h")
     conn.cmd("HSET", "h", "n", "10", "s", "x")
     assert conn.cmd("HINCRBY", "h", "n", "5") == 15
@@ -288,13 +290,15 @@ def test_wrongtype_every_command(conn):
 
 
 def test_encoding_entries_threshold(conn):
-    fill(conn, "h", 128)
+    # Redis's built-in default is 512 (redis.conf ships 128).
+    assert conn.cmd("CONFIG", "GET", "hash-max-listpack-entries") == [b"hash-max-listpack-entries", b"512"]
+    fill(conn, "h", 512)
     assert encoding(conn, "h") == b"listpack"
     conn.cmd("HSET", "h", "f0", "again")  # an update adds nothing
     assert encoding(conn, "h") == b"listpack"
-    assert conn.cmd("HSET", "h", "f128", "x") == 1
+    assert conn.cmd("HSET", "h", "f512", "x") == 1
     assert encoding(conn, "h") == b"hashtable"
-    assert conn.cmd("HLEN", "h") == 129
+    assert conn.cmd("HLEN", "h") == 513
     assert conn.cmd("HGET", "h", "f5") == b"v5"
     assert conn.cmd("HGET", "h", "f0") == b"again"
 
@@ -316,11 +320,11 @@ def test_encoding_many_pairs_in_one_call(conn):
     # Redis 7.2 (not 7.0) compares the number of pairs with the limit before it knows
     # about duplicates, so this converts with a single field.
     args = []
-    for i in range(129):
+    for i in range(513):
         args += ["same", str(i)]
     assert conn.cmd("HSET", "h", *args) == 1
     assert encoding(conn, "h") == b"hashtable"
-    assert conn.cmd("HGETALL", "h") == [b"same", b"128"]
+    assert conn.cmd("HGETALL", "h") == [b"same", b"512"]
 
 
 def test_encoding_config_set(conn, limits):
@@ -346,7 +350,7 @@ def test_encoding_config_set(conn, limits):
     assert isinstance(err, Error) and "argument must be between 0 and 9223372036854775807 inclusive" in err
 
 
-def test_copy_and_memory_usage(conn):
+def test_copy_and_memory_usage(conn, limits):
     conn.cmd("HSET", "small", "a", "1", "b", "2")
     big(conn, "large")
     assert conn.cmd("COPY", "small", "small2") == 1

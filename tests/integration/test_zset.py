@@ -213,6 +213,9 @@ def test_zrange_by_score(conn):
     assert conn.cmd("ZRANGEBYSCORE", "z", "2", "10", "LIMIT", "1", "-1") == [b"c", b"d", b"e"]
     assert conn.cmd("ZRANGEBYSCORE", "z", "2", "10", "LIMIT", "1", "0") == []
     assert conn.cmd("ZRANGEBYSCORE", "z", "2", "10", "LIMIT", "10", "1") == []
+    # Any negative count means "all", LLONG_MIN too (no overflow counting it down).
+    assert conn.cmd("ZRANGEBYSCORE", "z", "2", "10", "LIMIT", "1", "-9223372036854775808") == [
+        b"c", b"d", b"e"]
     assert conn.cmd("ZREVRANGEBYSCORE", "z", "4", "(1") == [b"d", b"c", b"b"]
     assert conn.cmd("ZREVRANGEBYSCORE", "z", "+inf", "-inf", "LIMIT", "1", "2") == [b"d", b"c"]
     assert conn.cmd("ZRANGE", "z", "(4", "2", "BYSCORE", "REV", "WITHSCORES") == [b"c", b"3", b"b", b"2"]
@@ -230,6 +233,8 @@ def test_zrange_by_lex(conn):
     assert conn.cmd("ZREVRANGEBYLEX", "l", "(e", "[b") == [b"d", b"c", b"b"]
     assert conn.cmd("ZRANGE", "l", "+", "[c", "BYLEX", "REV", "LIMIT", "0", "2") == [b"e", b"d"]
     assert conn.cmd("ZRANGEBYLEX", "l", "+", "-") == []
+    assert conn.cmd("ZRANGE", "l", "-", "+", "BYLEX", "LIMIT", "3", "-9223372036854775808") == [
+        b"d", b"e"]
     assert conn.cmd("ZRANGEBYLEX", "l", "b", "e") == MINMAX_LEX
     assert conn.cmd("ZRANGEBYLEX", "l", "-", "+", "WITHSCORES") == Error(
         "ERR syntax error, WITHSCORES not supported in combination with BYLEX")
@@ -322,6 +327,14 @@ def test_zrandmember(conn, conn3):
     assert conn.cmd("ZRANDMEMBER", "z", "1", "WITHSCORE") == SYNTAX
     assert conn.cmd("ZRANDMEMBER", "z", "x") == NOT_INT
     assert conn.cmd("ZRANDMEMBER", "z", "-9223372036854775807", "WITHSCORES") == Error(
+        "ERR value is out of range")
+    # LLONG_MIN cannot be negated: refused before the lookup, with the range text.
+    rng = Error("ERR value is out of range, value must between "
+                "-9223372036854775807 and 9223372036854775807")
+    assert conn.cmd("ZRANDMEMBER", "nokey", "-9223372036854775808") == rng
+    conn.cmd("SET", "str", "x")
+    assert conn.cmd("ZRANDMEMBER", "str", "-9223372036854775808", "WITHSCORES") == rng
+    assert conn.cmd("ZRANDMEMBER", "z", "-4611686018427387904", "WITHSCORES") == Error(
         "ERR value is out of range")
 
 
@@ -527,6 +540,50 @@ def test_setop_errors(two):
     assert c.cmd("ZUNION", "2", "a", "str") == WRONGTYPE
     assert c.cmd("ZINTERCARD", "2", "str", "a") == WRONGTYPE
     assert c.cmd("EXISTS", "d") == 0
+
+
+def test_zinter_nan_weight_product(conn):
+    # inf * weight 0 is NaN: Redis zeroes it only for the first (smallest)
+    # input; a later NaN makes SUM 0 and is ignored by MIN/MAX.
+    conn.cmd("ZADD", "a", "inf", "x", "1", "y")
+    conn.cmd("ZADD", "b", "-2.5", "x", "3", "y", "4", "z")
+    assert conn.cmd("ZINTER", "2", "a", "a", "WEIGHTS", "1", "0", "AGGREGATE", "MIN",
+                    "WITHSCORES") == [b"y", b"0", b"x", b"inf"]
+    assert conn.cmd("ZINTER", "2", "a", "a", "WEIGHTS", "1", "0", "WITHSCORES") == [
+        b"x", b"0", b"y", b"1"]
+    assert conn.cmd("ZINTER", "2", "a", "b", "WEIGHTS", "0", "1", "AGGREGATE", "MAX",
+                    "WITHSCORES") == [b"x", b"0", b"y", b"3"]
+    assert conn.cmd("ZINTERSTORE", "d", "3", "b", "a", "a", "WEIGHTS", "1", "1", "0") == 2
+    assert conn.cmd("ZRANGE", "d", "0", "-1", "WITHSCORES") == [b"x", b"-2.5", b"y", b"4"]
+    # ZUNION visits the smallest input first, so MIN/MAX keep its -0 over a
+    # later 0 whatever the argument order.
+    conn.cmd("ZADD", "n", "-1", "x")
+    for order in (("a", "n"), ("n", "a")):
+        assert conn.cmd("ZUNION", "2", *order, "WEIGHTS", "0", "0", "AGGREGATE", "MAX",
+                        "WITHSCORES") == [b"x", b"-0", b"y", b"0"]
+    # A -0 score (kept by the skiplist encoding) summed with 0 gives 0: the
+    # sign change alone must reach the result.
+    long = "L" * 65
+    conn.cmd("ZADD", "neg", "-1", "x", "-2", long)
+    assert conn.cmd("ZUNIONSTORE", "negz", "1", "neg", "WEIGHTS", "0") == 2
+    assert conn.cmd("ZSCORE", "negz", "x") == b"-0"
+    conn.cmd("ZADD", "zero", "0", "x", "1", "y", "2", "z")
+    assert conn.cmd("ZUNION", "2", "zero", "negz", "WITHSCORES") == [
+        long.encode(), b"-0", b"x", b"0", b"y", b"1", b"z", b"2"]
+    # ZRANGESTORE fills a listpack (no -0) until a member is too long, then
+    # converts: zeros emitted before the conversion lose their sign.
+    zlong = "z" * 65
+    conn.cmd("ZADD", "src", "-1", "b", "-2", "c", "5", zlong)
+    assert conn.cmd("ZUNIONSTORE", "srcz", "1", "src", "WEIGHTS", "0") == 3
+    assert conn.cmd("ZRANGE", "srcz", "0", "-1", "WITHSCORES") == [
+        b"b", b"-0", b"c", b"-0", zlong.encode(), b"0"]
+    assert conn.cmd("ZRANGESTORE", "dst", "srcz", "0", "-1") == 3
+    assert conn.cmd("OBJECT", "ENCODING", "dst") == b"skiplist"
+    assert conn.cmd("ZRANGE", "dst", "0", "-1", "WITHSCORES") == [
+        b"b", b"0", b"c", b"0", zlong.encode(), b"0"]
+    assert conn.cmd("ZRANGESTORE", "dst", "srcz", "0", "-1", "REV") == 3
+    assert conn.cmd("ZRANGE", "dst", "0", "-1", "WITHSCORES") == [
+        b"b", b"-0", b"c", b"-0", zlong.encode(), b"0"]
 
 
 def test_zintercard(two):
