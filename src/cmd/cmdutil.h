@@ -44,6 +44,17 @@ int scan_cursor_or_reply(struct client *c, const hk_slice *a, uint64_t *out);
  * Replies the error and returns 0 on a bad option or COUNT. */
 int scan_args_or_reply(struct client *c, int first, unsigned allow, struct scan_args *o);
 
+/* Look up argv[argi] (fills *k) expecting a value of `type`, for writing
+ * when `write` (no hit/miss counted) or reading. Returns the entry; NULL
+ * with *bad = 0 when the key is absent, NULL with *bad = 1 after a
+ * WRONGTYPE reply. */
+static inline struct kv *lookup_typed(struct client *c, int argi, struct keyref *k, int type, int write, int *bad) {
+    key_of(c, argi, k);
+    struct kv *e = write ? lookup_write(c, k) : lookup_read(c, k);
+    *bad = e && !check_type(c, e, type);
+    return *bad ? NULL : e;
+}
+
 /* Valid client name: printable ASCII without spaces. */
 int client_name_valid(const char *p, size_t len);
 

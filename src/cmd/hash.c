@@ -310,9 +310,9 @@ static struct kv *hash_lookup_create(struct client *c, struct keyref *k) {
  * WRONGTYPE reply. */
 static int hash_lookup_read(struct client *c, struct kv **e) {
     struct keyref k;
-    key_of(c, 1, &k);
-    *e = lookup_read(c, &k);
-    return !*e || check_type(c, *e, OBJ_HASH);
+    int bad;
+    *e = lookup_typed(c, 1, &k, OBJ_HASH, 0, &bad);
+    return !bad;
 }
 
 /* ---- HSET HMSET HSETNX ------------------------------------------------------------- */

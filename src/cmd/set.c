@@ -542,14 +542,7 @@ void cmd_srem(struct client *c) {
  * NULL after WRONGTYPE (*bad set) when of another type. */
 static struct kv *set_lookup_read(struct client *c, int argi, int *bad) {
     struct keyref k;
-    key_of(c, argi, &k);
-    struct kv *e = lookup_read(c, &k);
-    *bad = 0;
-    if (e && !check_type(c, e, OBJ_SET)) {
-        *bad = 1;
-        return NULL;
-    }
-    return e;
+    return lookup_typed(c, argi, &k, OBJ_SET, 0, bad);
 }
 
 void cmd_sismember(struct client *c) {

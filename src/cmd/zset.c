@@ -445,25 +445,11 @@ static void reply_score(struct client *c, double d) { reply_double(c, d); }
 /* Look up a zset for reading; replies WRONGTYPE and sets *bad on a type error.
  */
 static struct kv *zlookup_read(struct client *c, int argi, struct keyref *k, int *bad) {
-    key_of(c, argi, k);
-    struct kv *e = lookup_read(c, k);
-    *bad = 0;
-    if (e && !check_type(c, e, OBJ_ZSET)) {
-        *bad = 1;
-        return NULL;
-    }
-    return e;
+    return lookup_typed(c, argi, k, OBJ_ZSET, 0, bad);
 }
 
 static struct kv *zlookup_write(struct client *c, int argi, struct keyref *k, int *bad) {
-    key_of(c, argi, k);
-    struct kv *e = lookup_write(c, k);
-    *bad = 0;
-    if (e && !check_type(c, e, OBJ_ZSET)) {
-        *bad = 1;
-        return NULL;
-    }
-    return e;
+    return lookup_typed(c, argi, k, OBJ_ZSET, 1, bad);
 }
 
 /* A new zset entry for key k, encoding chosen for an expected size. */
