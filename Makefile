@@ -46,12 +46,15 @@ CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/ne
 SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c)
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
-UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UNIT_SRC := $(filter-out tests/unit/test_bench.c,$(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tests/test_bench
+# The load generator (bench/gen) stands alone: no server code, libc only.
+BENCH_SRC := $(wildcard bench/gen/*.c)
+BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
 .PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz clean format
 
-all: $(BUILD)/hotkv-server $(UNIT_BIN)
+all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -60,11 +63,22 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/hotkv-server: $(CORE_OBJ) $(SERVER_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(BUILD)/obj/bench/%.o: bench/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/hotkv-bench: $(BENCH_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/tests/test_bench: tests/unit/test_bench.c $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ibench/gen -o $@ $^ $(LDFLAGS) -lm
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Isrc -DHK_UNIT_TEST -o $@ $< $(CORE_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ)) $(LDFLAGS) $(LIBS)
 
--include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
 
 deps:
 	@scripts/deps.sh build
@@ -76,7 +90,7 @@ run: deps
 test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-test-integration: $(BUILD)/hotkv-server
+test-integration: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench
 	$(TEST_PREFIX) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server-bin=$(BUILD)/hotkv-server
 
 test:

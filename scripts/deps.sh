@@ -4,7 +4,7 @@
 set -euo pipefail
 
 want_build="gcc make pkg-config libmimalloc-dev"
-want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest redis-tools"
+want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest redis-tools redis-server"
 case "${1:-build}" in
   build) want="$want_build" ;;
   test)  want="$want_build $want_test" ;;

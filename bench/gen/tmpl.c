@@ -1,0 +1,433 @@
+/* tmpl.c - template parsing and request generation; see tmpl.h. */
+#include "tmpl.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable buffer ---- */
+
+void gbuf_reserve(struct gbuf *b, size_t more) {
+    if (b->cap - b->len >= more) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < more) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        fprintf(stderr, "hotkv-bench: out of memory\n");
+        exit(1);
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void gbuf_append(struct gbuf *b, const void *p, size_t n) {
+    gbuf_reserve(b, n);
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+void gbuf_free(struct gbuf *b) {
+    free(b->p);
+    memset(b, 0, sizeof(*b));
+}
+
+/* ---- random numbers ---- */
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void rng_seed(struct rng *r, uint64_t seed) {
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t rng_next(struct rng *r) {
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t rng_below(struct rng *r, uint64_t n) {
+    /* Multiply-shift: the bias is below 2^-32 for any n we use. */
+    return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
+}
+
+double rng_double(struct rng *r) {
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- Zipf: rejection-inversion sampling (Hoermann and Derflinger 1996).
+ * h(x) = x^-s is the unnormalised density, H its antiderivative. A sample
+ * inverts H at a uniform point and accepts the rounded rank when it falls
+ * under the histogram of h, which happens almost always. ---- */
+
+/* expm1(t)/t and log1p(t)/t, continuous at t == 0. */
+static double zipf_expm1_ratio(double t) {
+    return fabs(t) > 1e-8 ? expm1(t) / t : 1 + t / 2;
+}
+
+static double zipf_log1p_ratio(double t) {
+    return fabs(t) > 1e-8 ? log1p(t) / t : 1 - t / 2;
+}
+
+static double zipf_H(const struct zipf *z, double x) {
+    double lx = log(x);
+    return zipf_expm1_ratio((1 - z->s) * lx) * lx;
+}
+
+static double zipf_Hinv(const struct zipf *z, double y) {
+    double t = (1 - z->s) * y;
+    if (t < -1) t = -1;
+    return exp(zipf_log1p_ratio(t) * y);
+}
+
+static double zipf_h(const struct zipf *z, double x) {
+    return exp(-z->s * log(x));
+}
+
+void zipf_init(struct zipf *z, uint64_t n, double s) {
+    z->n = n;
+    z->s = s;
+    z->h_x1 = zipf_H(z, 1.5) - 1;
+    z->h_n = zipf_H(z, (double)n + 0.5);
+    z->cut = 2 - zipf_Hinv(z, zipf_H(z, 2.5) - zipf_h(z, 2));
+}
+
+uint64_t zipf_sample(const struct zipf *z, struct rng *r) {
+    for (;;) {
+        double u = z->h_n + rng_double(r) * (z->h_x1 - z->h_n);
+        double x = zipf_Hinv(z, u);
+        double kd = floor(x + 0.5);
+        if (kd < 1) kd = 1;
+        if (kd > (double)z->n) kd = (double)z->n;
+        if (kd - x <= z->cut || u >= zipf_H(z, kd + 0.5) - zipf_h(z, kd)) return (uint64_t)kd;
+    }
+}
+
+/* ---- templates ---- */
+
+enum part_kind { PART_LIT, PART_KEY, PART_VALUE, PART_RAND, PART_RANGE };
+enum key_dist { DIST_UNIFORM, DIST_SEQUENCE, DIST_ZIPFIAN };
+
+struct part {
+    enum part_kind kind;
+    enum key_dist dist;
+    const char *lit;             /* PART_LIT: points into the template's copy */
+    size_t litlen;
+    uint64_t n, w;
+    struct zipf zipf;
+    _Atomic uint64_t *seq;       /* DIST_SEQUENCE: shared counter */
+    char *pool;                  /* PART_VALUE: random bytes to take slices of */
+    size_t poollen;
+};
+
+struct word {
+    struct part *parts;
+    int nparts;
+};
+
+struct tmpl {
+    char *src;                   /* as given */
+    char *text;                  /* unquoted literal storage */
+    char *cmd;
+    struct word *words;
+    int nwords;
+    int nargs;                   /* arguments per request ({range} counts 2) */
+};
+
+const char *tmpl_source(const struct tmpl *t) {
+    return t->src;
+}
+
+const char *tmpl_command(const struct tmpl *t) {
+    return t->cmd;
+}
+
+void tmpl_free(struct tmpl *t) {
+    if (!t) return;
+    for (int i = 0; i < t->nwords; i++) {
+        for (int j = 0; j < t->words[i].nparts; j++) {
+            free(t->words[i].parts[j].seq);
+            free(t->words[i].parts[j].pool);
+        }
+        free(t->words[i].parts);
+    }
+    free(t->words);
+    free(t->text);
+    free(t->cmd);
+    free(t->src);
+    free(t);
+}
+
+/* Parse "N" (a positive integer up to 10^15) from a placeholder field. */
+static int parse_count(const char *s, uint64_t *out, int allow_zero) {
+    char *end;
+    if (*s < '0' || *s > '9') return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || v > 1000000000000000ULL || (!allow_zero && v == 0)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* Parse the inside of one {...} into p. */
+static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen) {
+    char *f[4];
+    int nf = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(in, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (nf == 4) goto bad;
+        f[nf++] = tok;
+    }
+    if (nf == 3 && !strcmp(f[0], "key")) {
+        p->kind = PART_KEY;
+        if (!strcmp(f[1], "uniform")) p->dist = DIST_UNIFORM;
+        else if (!strcmp(f[1], "sequence")) p->dist = DIST_SEQUENCE;
+        else if (!strcmp(f[1], "zipfian")) p->dist = DIST_ZIPFIAN;
+        else {
+            snprintf(err, errlen, "unknown key distribution '%s' (uniform, sequence, zipfian)", f[1]);
+            return 0;
+        }
+        if (!parse_count(f[2], &p->n, 0)) goto bad;
+        if (p->dist == DIST_ZIPFIAN) zipf_init(&p->zipf, p->n, 1.03);
+        if (p->dist == DIST_SEQUENCE) {
+            p->seq = malloc(sizeof(*p->seq));
+            atomic_init(p->seq, 0);
+        }
+        return 1;
+    }
+    if (nf == 2 && !strcmp(f[0], "value")) {
+        p->kind = PART_VALUE;
+        if (!parse_count(f[1], &p->n, 1) || p->n > 512 * 1024 * 1024) goto bad;
+        /* Values are slices at random offsets of a pool twice their size
+         * (at least 64 KiB): random enough to defeat compression and
+         * deduplication, without generating bytes per request. */
+        p->poollen = p->n * 2 > 65536 ? p->n * 2 : 65536;
+        p->pool = malloc(p->poollen);
+        static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        struct rng r;
+        rng_seed(&r, 0x5eed + p->n);
+        for (size_t i = 0; i < p->poollen; i++) p->pool[i] = alnum[rng_below(&r, sizeof(alnum) - 1)];
+        return 1;
+    }
+    if (nf == 2 && !strcmp(f[0], "rand")) {
+        p->kind = PART_RAND;
+        if (!parse_count(f[1], &p->n, 0)) goto bad;
+        return 1;
+    }
+    if (nf == 3 && !strcmp(f[0], "range")) {
+        p->kind = PART_RANGE;
+        if (!parse_count(f[1], &p->n, 0) || !parse_count(f[2], &p->w, 1) || p->w >= p->n) goto bad;
+        return 1;
+    }
+bad:
+    snprintf(err, errlen,
+             "bad placeholder (expected {key uniform|sequence|zipfian N}, {value N}, {rand N} or {range N W})");
+    return 0;
+}
+
+struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
+    struct tmpl *t = calloc(1, sizeof(*t));
+    size_t n = strlen(src);
+    t->src = strdup(src);
+    t->text = malloc(n + 1);
+    size_t tl = 0;
+    const char *s = src, *end = src + n;
+    int wcap = 0;
+    while (s < end) {
+        while (s < end && *s == ' ') s++;
+        if (s == end) break;
+        if (t->nwords == wcap) {
+            wcap = wcap ? wcap * 2 : 8;
+            t->words = realloc(t->words, (size_t)wcap * sizeof(*t->words));
+        }
+        struct word *w = &t->words[t->nwords++];
+        memset(w, 0, sizeof(*w));
+        int pcap = 0, quoted = 0;
+        if (*s == '"') {
+            quoted = 1;
+            s++;
+        }
+        while (s < end && (quoted ? *s != '"' : *s != ' ')) {
+            if (w->nparts == pcap) {
+                pcap = pcap ? pcap * 2 : 4;
+                w->parts = realloc(w->parts, (size_t)pcap * sizeof(*w->parts));
+            }
+            struct part *p = &w->parts[w->nparts];
+            memset(p, 0, sizeof(*p));
+            if (*s == '{') {
+                const char *close = memchr(s, '}', (size_t)(end - s));
+                if (!close) {
+                    snprintf(err, errlen, "unclosed '{' in template");
+                    goto fail;
+                }
+                char in[128];
+                size_t il = (size_t)(close - s - 1);
+                if (il >= sizeof(in)) {
+                    snprintf(err, errlen, "placeholder too long");
+                    goto fail;
+                }
+                memcpy(in, s + 1, il);
+                in[il] = 0;
+                w->nparts++;
+                if (!parse_placeholder(in, p, err, errlen)) goto fail;
+                s = close + 1;
+            } else {
+                p->kind = PART_LIT;
+                p->lit = t->text + tl;
+                while (s < end && *s != '{' && (quoted ? *s != '"' : *s != ' ')) t->text[tl++] = *s++;
+                p->litlen = (size_t)(t->text + tl - p->lit);
+                w->nparts++;
+            }
+        }
+        if (quoted) {
+            if (s == end) {
+                snprintf(err, errlen, "unclosed '\"' in template");
+                goto fail;
+            }
+            s++;
+        }
+        int has_range = 0;
+        for (int j = 0; j < w->nparts; j++) has_range |= w->parts[j].kind == PART_RANGE;
+        if (has_range && w->nparts != 1) {
+            snprintf(err, errlen, "{range N W} must be a word of its own");
+            goto fail;
+        }
+        t->nargs += has_range ? 2 : 1;
+    }
+    if (t->nwords == 0 || t->words[0].nparts != 1 || t->words[0].parts[0].kind != PART_LIT) {
+        snprintf(err, errlen, "a template starts with a command name");
+        goto fail;
+    }
+    t->cmd = strndup(t->words[0].parts[0].lit, t->words[0].parts[0].litlen);
+    return t;
+fail:
+    tmpl_free(t);
+    return NULL;
+}
+
+/* Write v as exactly `width` zero-padded digits (wider values keep all
+ * their digits); returns the length. */
+static size_t put_padded(char *out, uint64_t v, int width) {
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    int len = n > width ? n : width;
+    for (int i = 0; i < len - n; i++) out[i] = '0';
+    for (int i = 0; i < n; i++) out[len - n + i] = tmp[n - 1 - i];
+    return (size_t)len;
+}
+
+static void put_bulk(struct gbuf *out, const char *p, size_t n) {
+    char hdr[32];
+    size_t hl = 0;
+    hdr[hl++] = '$';
+    hl += put_padded(hdr + hl, n, 1);
+    hdr[hl++] = '\r';
+    hdr[hl++] = '\n';
+    gbuf_reserve(out, hl + n + 2);
+    memcpy(out->p + out->len, hdr, hl);
+    memcpy(out->p + out->len + hl, p, n);
+    memcpy(out->p + out->len + hl + n, "\r\n", 2);
+    out->len += hl + n + 2;
+}
+
+static uint64_t key_number(const struct part *p, struct rng *r) {
+    switch (p->dist) {
+    case DIST_SEQUENCE:
+        return atomic_fetch_add_explicit(p->seq, 1, memory_order_relaxed) % p->n;
+    case DIST_ZIPFIAN:
+        return zipf_sample(&p->zipf, r) - 1;
+    default:
+        return rng_below(r, p->n);
+    }
+}
+
+/* Append the text of part p (not PART_RANGE) to b. */
+static void gen_part(const struct part *p, struct rng *r, struct gbuf *b) {
+    char num[32];
+    switch (p->kind) {
+    case PART_LIT:
+        gbuf_append(b, p->lit, p->litlen);
+        break;
+    case PART_KEY:
+        memcpy(num, "key_", 4);
+        gbuf_append(b, num, 4 + put_padded(num + 4, key_number(p, r), 10));
+        break;
+    case PART_VALUE: {
+        size_t off = p->n ? (size_t)rng_below(r, p->poollen - p->n + 1) : 0;
+        gbuf_append(b, p->pool + off, p->n);
+        break;
+    }
+    case PART_RAND:
+        gbuf_append(b, num, put_padded(num, rng_below(r, p->n), 1));
+        break;
+    case PART_RANGE:
+        break;
+    }
+}
+
+void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
+    char hdr[32];
+    size_t hl = 0;
+    hdr[hl++] = '*';
+    hl += put_padded(hdr + hl, (uint64_t)t->nargs, 1);
+    hdr[hl++] = '\r';
+    hdr[hl++] = '\n';
+    gbuf_append(out, hdr, hl);
+    struct gbuf word = {0};
+    char wbuf[256];
+    for (int i = 0; i < t->nwords; i++) {
+        const struct word *w = &t->words[i];
+        const struct part *p0 = &w->parts[0];
+        if (w->nparts == 1 && p0->kind == PART_LIT) {
+            put_bulk(out, p0->lit, p0->litlen);
+        } else if (w->nparts == 1 && p0->kind == PART_VALUE) {
+            size_t off = p0->n ? (size_t)rng_below(r, p0->poollen - p0->n + 1) : 0;
+            put_bulk(out, p0->pool + off, p0->n);
+        } else if (w->nparts == 1 && p0->kind == PART_RANGE) {
+            uint64_t a = rng_below(r, p0->n - p0->w);
+            char num[24];
+            put_bulk(out, num, put_padded(num, a, 1));
+            put_bulk(out, num, put_padded(num, a + p0->w, 1));
+        } else {
+            /* Mixed word: build it in a stack buffer when it fits. */
+            word.p = wbuf;
+            word.cap = sizeof(wbuf);
+            word.len = 0;
+            int on_stack = 1;
+            for (int j = 0; j < w->nparts; j++) {
+                const struct part *p = &w->parts[j];
+                size_t need = p->kind == PART_VALUE ? p->n : p->kind == PART_LIT ? p->litlen : 32;
+                if (on_stack && word.cap - word.len < need) {
+                    char *heap = malloc(word.len + need + 256);
+                    memcpy(heap, wbuf, word.len);
+                    word.p = heap;
+                    word.cap = word.len + need + 256;
+                    on_stack = 0;
+                }
+                gen_part(p, r, &word);
+            }
+            put_bulk(out, word.p, word.len);
+            if (!on_stack) free(word.p);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/* tmpl.h - request templates of the load generator.
+ *
+ * A template is a command line in resp-benchmark's syntax: words separated
+ * by spaces (a word may be "double quoted" to hold spaces), each word literal
+ * text mixed with placeholders:
+ *   {key uniform N}   key_%010d with the number uniform in [0, N)
+ *   {key sequence N}  0, 1, ... N-1, 0, ... shared by every thread, so a
+ *                     preload of N requests writes every key once
+ *   {key zipfian N}   Zipf distributed, exponent 1.03, number 0 the hottest
+ *   {value N}         N random printable bytes
+ *   {rand N}          a decimal integer uniform in [0, N)
+ *   {range N W}       two arguments a and a+W, a uniform in [0, N-W]
+ * ({range} expands to two arguments, so it must be a word of its own.)
+ * tmpl_gen appends one RESP request to a growable buffer; it reads the
+ * template only (the sequence counters are atomics), so threads share a
+ * template and each bring their own random state. */
+#ifndef HB_TMPL_H
+#define HB_TMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gbuf {
+    char *p;
+    size_t len, cap;
+};
+
+void gbuf_reserve(struct gbuf *b, size_t more);
+void gbuf_append(struct gbuf *b, const void *p, size_t n);
+void gbuf_free(struct gbuf *b);
+
+/* xoshiro256** state; one per thread. */
+struct rng {
+    uint64_t s[4];
+};
+
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [0, n), n > 0. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+/* Uniform in [0, 1). */
+double rng_double(struct rng *r);
+
+/* Zipf sampler over ranks 1..n with exponent s > 0 (rejection-inversion,
+ * constant time per sample, no table). */
+struct zipf {
+    uint64_t n;
+    double s, h_x1, h_n, cut;
+};
+
+void zipf_init(struct zipf *z, uint64_t n, double s);
+uint64_t zipf_sample(const struct zipf *z, struct rng *r);
+
+struct tmpl;
+
+/* Parse src. On error returns NULL and writes a message into err. */
+struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen);
+void tmpl_free(struct tmpl *t);
+/* The template text as given, and its first word (the command name). */
+const char *tmpl_source(const struct tmpl *t);
+const char *tmpl_command(const struct tmpl *t);
+/* Append one request (a RESP array of bulk strings) to out. */
+void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out);
+
+#endif
