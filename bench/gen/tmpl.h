@@ -9,7 +9,7 @@
  *   {key zipfian N}   Zipf distributed, exponent 1.03, number 0 the hottest
  *   {value N}         N random printable bytes
  *   {rand N}          a decimal integer uniform in [0, N)
- *   {range N W}       two arguments a and a+W, a uniform in [0, N-W]
+ *   {range N W}       two arguments a and a+W, a uniform in [0, N-W)
  * ({range} expands to two arguments, so it must be a word of its own.)
  * tmpl_gen appends one RESP request to a growable buffer; it reads the
  * template only (the sequence counters are atomics), so threads share a
