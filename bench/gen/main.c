@@ -497,6 +497,7 @@ static void *worker_main(void *arg) {
         nanosleep(&ts, NULL);
     }
     uint64_t last_pub = 0;
+    int have_pwait2 = 1;
     while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
         uint64_t now = now_ns();
         uint64_t due = UINT64_MAX;
@@ -522,7 +523,14 @@ static void *worker_main(void *arg) {
         /* A sleep shorter than a wake-up costs is not worth taking. */
         if (wait < 5000) wait = 0;
         struct timespec to = {(time_t)(wait / 1000000000ULL), (long)(wait % 1000000000ULL)};
-        int n = epoll_pwait2(w->epfd, evs, 256, &to, NULL);
+        int n = have_pwait2 ? epoll_pwait2(w->epfd, evs, 256, &to, NULL) : -1;
+        if (n < 0 && (!have_pwait2 || errno == ENOSYS)) {
+            /* Kernels before 5.11 (and valgrind) lack epoll_pwait2: whole
+             * milliseconds, rounded down, so never late; the loop spins
+             * through the last millisecond before a send. */
+            have_pwait2 = 0;
+            n = epoll_wait(w->epfd, evs, 256, (int)(wait / 1000000));
+        }
         if (n < 0) {
             if (errno == EINTR) continue;
             lost("epoll_pwait2: %s", strerror(errno));

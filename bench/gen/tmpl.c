@@ -140,6 +140,11 @@ struct part {
 struct word {
     struct part *parts;
     int nparts;
+    /* Bytes that never change, encoded once at parse time: the whole bulk
+     * of a literal word, or the "$len\r\n" header of a single {key ...}
+     * or {value N} word (their lengths are fixed). */
+    char *pre;
+    size_t prelen;
 };
 
 struct tmpl {
@@ -149,6 +154,8 @@ struct tmpl {
     struct word *words;
     int nwords;
     int nargs;                   /* arguments per request ({range} counts 2) */
+    char head[16];               /* "*nargs\r\n" */
+    size_t headlen;
 };
 
 const char *tmpl_source(const struct tmpl *t) {
@@ -167,6 +174,7 @@ void tmpl_free(struct tmpl *t) {
             free(t->words[i].parts[j].pool);
         }
         free(t->words[i].parts);
+        free(t->words[i].pre);
     }
     free(t->words);
     free(t->text);
@@ -239,6 +247,26 @@ bad:
     snprintf(err, errlen,
              "bad placeholder (expected {key uniform|sequence|zipfian N}, {value N}, {rand N} or {range N W})");
     return 0;
+}
+
+static void precompute(struct word *w) {
+    if (w->nparts != 1) return;
+    const struct part *p = &w->parts[0];
+    char hdr[32];
+    if (p->kind == PART_LIT) {
+        int hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", p->litlen);
+        w->prelen = (size_t)hl + p->litlen + 2;
+        w->pre = malloc(w->prelen);
+        memcpy(w->pre, hdr, (size_t)hl);
+        memcpy(w->pre + hl, p->lit, p->litlen);
+        memcpy(w->pre + hl + p->litlen, "\r\n", 2);
+    } else if ((p->kind == PART_KEY && p->n <= 10000000000ULL) || p->kind == PART_VALUE) {
+        /* key_ and ten digits: every key number below 10^10 has 14 bytes. */
+        size_t len = p->kind == PART_KEY ? 14 : p->n;
+        int hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", len);
+        w->prelen = (size_t)hl;
+        w->pre = strdup(hdr);
+    }
 }
 
 struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
@@ -315,6 +343,9 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
         goto fail;
     }
     t->cmd = strndup(t->words[0].parts[0].lit, t->words[0].parts[0].litlen);
+    for (int i = 0; i < t->nwords; i++) precompute(&t->words[i]);
+    snprintf(t->head, sizeof(t->head), "*%d\r\n", t->nargs);
+    t->headlen = strlen(t->head);
     return t;
 fail:
     tmpl_free(t);
@@ -386,23 +417,36 @@ static void gen_part(const struct part *p, struct rng *r, struct gbuf *b) {
 }
 
 void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
-    char hdr[32];
-    size_t hl = 0;
-    hdr[hl++] = '*';
-    hl += put_padded(hdr + hl, (uint64_t)t->nargs, 1);
-    hdr[hl++] = '\r';
-    hdr[hl++] = '\n';
-    gbuf_append(out, hdr, hl);
+    gbuf_append(out, t->head, t->headlen);
     struct gbuf word = {0};
     char wbuf[256];
     for (int i = 0; i < t->nwords; i++) {
         const struct word *w = &t->words[i];
         const struct part *p0 = &w->parts[0];
         if (w->nparts == 1 && p0->kind == PART_LIT) {
-            put_bulk(out, p0->lit, p0->litlen);
-        } else if (w->nparts == 1 && p0->kind == PART_VALUE) {
+            gbuf_append(out, w->pre, w->prelen);
+        } else if (w->pre && p0->kind == PART_KEY) {
+            uint64_t k = key_number(p0, r);
+            gbuf_reserve(out, w->prelen + 16);
+            char *o = out->p + out->len;
+            memcpy(o, w->pre, w->prelen);
+            o += w->prelen;
+            memcpy(o, "key_", 4);
+            for (int d = 13; d >= 4; d--) {
+                o[d] = (char)('0' + k % 10);
+                k /= 10;
+            }
+            o[14] = '\r';
+            o[15] = '\n';
+            out->len += w->prelen + 16;
+        } else if (w->pre && p0->kind == PART_VALUE) {
             size_t off = p0->n ? (size_t)rng_below(r, p0->poollen - p0->n + 1) : 0;
-            put_bulk(out, p0->pool + off, p0->n);
+            gbuf_reserve(out, w->prelen + p0->n + 2);
+            char *o = out->p + out->len;
+            memcpy(o, w->pre, w->prelen);
+            memcpy(o + w->prelen, p0->pool + off, p0->n);
+            memcpy(o + w->prelen + p0->n, "\r\n", 2);
+            out->len += w->prelen + p0->n + 2;
         } else if (w->nparts == 1 && p0->kind == PART_RANGE) {
             uint64_t a = rng_below(r, p0->n - p0->w);
             char num[24];
