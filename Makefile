@@ -8,6 +8,7 @@
 #   make test                 unit tests, integration tests, and the ASan run
 #   make test-tsan            the integration tests against the TSan build
 #   make fuzz                 the RESP parser fuzzer for FUZZ_SECONDS
+#   make bench                every benchmark study, HotKV vs redis-server (bench/all.sh; BENCH_ARGS)
 #   make BUILD=dir ...        build somewhere else (parallel work trees)
 
 CC ?= cc
@@ -52,7 +53,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tes
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
-.PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz clean format
+.PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz bench clean format
 
 all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
@@ -109,6 +110,11 @@ test-tsan:
 	@# entropy of recent kernels; setarch -R turns ASLR off for the run.
 	@$(MAKE) --no-print-directory SANITIZER=thread \
 		TEST_PREFIX="$$(command -v setarch >/dev/null && echo setarch $$(uname -m) -R)" test-integration
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory BUILD=build build/hotkv-server build/hotkv-bench
+	bench/all.sh $(BENCH_ARGS)
 
 fuzz:
 	@scripts/deps.sh test

@@ -116,6 +116,7 @@ struct worker {
     struct hist deliver;              /* subscribers: delivery latency */
     uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
     uint64_t sent, completed, errors, published, delivered, expected;
+    uint64_t delivered_rec, expected_rec;  /* of messages published in the measured window */
     uint64_t last_done_ns;            /* completion time of the last recorded request */
     char first_error[256];
     /* Read by the main thread for progress and the end of the run. */
@@ -398,7 +399,12 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
                 us = us * 10 + (uint64_t)(payload.payload[i] - '0');
             uint64_t ts = us * 1000;
             w->delivered++;
-            if (ts >= t_measure) hist_record(&w->deliver, now > ts ? now - ts : 0);
+            /* t_measure and t_end are whole microseconds, so this window
+             * test agrees exactly with the publisher's. */
+            if (ts >= t_measure && ts < t_end) {
+                hist_record(&w->deliver, now > ts ? now - ts : 0);
+                w->delivered_rec++;
+            }
         } else if (it->type == '-') {
             record_error(w, it);
         }
@@ -414,12 +420,13 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
     w->completed++;
     int err = it->type == '-' || it->type == '!';
     if (err) record_error(w, it);
+    long long receivers = 0;
     if (c->role == ROLE_PUB && it->type == ':') {
-        long long v = 0;
-        for (const char *s = p + 1; *s >= '0' && *s <= '9'; s++) v = v * 10 + (*s - '0');
-        w->expected += (uint64_t)v;
+        for (const char *s = p + 1; *s >= '0' && *s <= '9'; s++) receivers = receivers * 10 + (*s - '0');
+        w->expected += (uint64_t)receivers;
     }
     if (ts >= t_measure && ts < t_end) {
+        w->expected_rec += (uint64_t)receivers;
         hist_record(&w->hist[tix], now > ts ? now - ts : 0);
         w->recorded[tix]++;
         if (err) w->rec_errors[tix]++;
@@ -574,6 +581,7 @@ struct totals {
     struct hist hist[MAX_TEMPLATES], all, deliver;
     uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
     uint64_t sent, completed, errors, published, delivered, expected, last_done_ns;
+    uint64_t delivered_rec, expected_rec;
     const char *first_error;
     double window_s, achieved;
 };
@@ -591,7 +599,7 @@ static void report(struct totals *T) {
         fprintf(tf, "pubsub: %d publishers, %d subscribers, %d channels, %d-byte payloads\n", O.publishers,
                 O.subscribers, O.channels, O.payload);
         fprintf(tf, "messages: %llu published, %llu delivered of %llu expected\n", (unsigned long long)T->published,
-                (unsigned long long)T->delivered, (unsigned long long)T->expected);
+                (unsigned long long)T->delivered_rec, (unsigned long long)T->expected_rec);
     } else {
         for (int i = 0; i < O.ntmpl; i++) fprintf(tf, "template: %s\n", tmpl_source(O.tmpl[i]));
     }
@@ -659,8 +667,10 @@ static void report(struct totals *T) {
     if (O.mode == MODE_PUBSUB) {
         fprintf(f,
                 "{\"publishers\": %d, \"subscribers\": %d, \"channels\": %d, \"payload\": %d, \"published\": %llu, "
-                "\"delivered\": %llu, \"expected\": %llu, \"publish_latency_us\": ",
+                "\"delivered\": %llu, \"expected\": %llu, \"delivered_total\": %llu, \"expected_total\": %llu, "
+                "\"publish_latency_us\": ",
                 O.publishers, O.subscribers, O.channels, O.payload, (unsigned long long)T->published,
+                (unsigned long long)T->delivered_rec, (unsigned long long)T->expected_rec,
                 (unsigned long long)T->delivered, (unsigned long long)T->expected);
         lat_fields(f, &T->all, 1);
         fputc('}', f);
@@ -852,9 +862,10 @@ int main(int argc, char **argv) {
             }
     }
 
-    t_start = now_ns() + 20000000ULL;
-    t_measure = t_start + (uint64_t)(O.warmup * 1e9);
-    t_end = O.requests ? UINT64_MAX : t_measure + (uint64_t)(O.duration * 1e9);
+    /* Whole microseconds: pub/sub payloads carry times in microseconds. */
+    t_start = (now_ns() + 20000000ULL) / 1000 * 1000;
+    t_measure = t_start + (uint64_t)(O.warmup * 1e6) * 1000;
+    t_end = O.requests ? UINT64_MAX : t_measure + (uint64_t)(O.duration * 1e6) * 1000;
     if (O.mode == MODE_OPEN || O.mode == MODE_PUBSUB) {
         /* Each sender runs its own fixed schedule at rate/nsend, phases
          * spread so the senders do not fire together. */
@@ -931,6 +942,8 @@ int main(int argc, char **argv) {
         T.published += w->published;
         T.delivered += w->delivered;
         T.expected += w->expected;
+        T.delivered_rec += w->delivered_rec;
+        T.expected_rec += w->expected_rec;
         if (w->last_done_ns > T.last_done_ns) T.last_done_ns = w->last_done_ns;
         if (!T.first_error && w->first_error[0]) T.first_error = w->first_error;
     }
