@@ -33,7 +33,7 @@
 
 double zlp_score_at(const lpack *lp, size_t pos) {
     struct lp_val v;
-    lp_get(lp, pos, &v);
+    lp_peek(lp, pos, &v);
     if (v.is_int) return (double)v.v;
     double d = 0;
     hk_str2d(v.s, v.len, &d);

@@ -260,6 +260,15 @@ void lp_get(const lpack *lp, size_t pos, struct lp_val *out) {
     }
 }
 
+void lp_peek(const lpack *lp, size_t pos, struct lp_val *out) {
+    struct lp_dec d;
+    lp_decode(lp + pos, &d);
+    out->is_int = d.is_int;
+    out->v = d.v;
+    out->s = d.is_int ? NULL : (const char *)d.payload;
+    out->len = d.is_int ? 0 : d.plen;
+}
+
 /* Compare against a pre-parsed needle (is_num/num tell whether s is a
  * canonical integer, the only form an integer element can equal). */
 static int lp_eq_parsed(const lpack *lp, size_t pos, const char *s, size_t len, int is_num, long long num) {
@@ -279,13 +288,61 @@ int lp_eq(const lpack *lp, size_t pos, const char *s, size_t len) {
     return lp_eq_parsed(lp, pos, s, len, is_num, num);
 }
 
+/* Head size and payload size of the element at p, without decoding an
+ * integer's value; returns 1 for an integer element. */
+static inline int lp_head(const unsigned char *p, size_t *head, size_t *plen) {
+    unsigned char b = p[0];
+    *plen = 0;
+    if (b < 0x80) {
+        *head = 1;
+        return 1;
+    }
+    if (b < 0xC0) {
+        *head = 1;
+        *plen = b & 0x3F;
+        return 0;
+    }
+    if (b < 0xE0) {
+        *head = 2;
+        *plen = ((size_t)(b & 0x1F) << 8) | p[1];
+        return 0;
+    }
+    if (b < 0xF0) {
+        *head = 2;
+        return 1;
+    }
+    if (b == LP_ENC_STR32) {
+        *head = 5;
+        *plen = (size_t)lp_rd_le(p + 1, 4);
+        return 0;
+    }
+    *head = 1 + (b == LP_ENC_INT16 ? 2 : b == LP_ENC_INT24 ? 3 : b == LP_ENC_INT32 ? 4 : 8);
+    return 1;
+}
+
+/* The scan behind HGET, SISMEMBER, ZSCORE and friends on small values:
+ * each element's head is read once, for both the comparison and the step
+ * to the next one, and an integer's value is decoded only when the needle
+ * is a number. */
 size_t lp_find(const lpack *lp, size_t start, const char *s, size_t len, unsigned skip) {
     long long num = 0;
     int is_num = lp_parse_needle(s, len, &num);
+    size_t end = lp_bytes(lp);
     size_t pos = start;
-    while (pos != LP_NONE) {
-        if (lp_eq_parsed(lp, pos, s, len, is_num, num)) return pos;
-        for (unsigned i = 0; i <= skip && pos != LP_NONE; i++) pos = lp_next(lp, pos);
+    while (pos < end) {
+        const unsigned char *p = lp + pos;
+        size_t head, plen;
+        int is_int = lp_head(p, &head, &plen);
+        if (is_int ? is_num && lp_eq_parsed(lp, pos, s, len, is_num, num)
+                   : plen == len && (len == 0 || memcmp(p + head, s, len) == 0))
+            return pos;
+        size_t n = head + plen;
+        pos += n + lp_backlen_size(n);
+        for (unsigned i = 0; i < skip && pos < end; i++) {
+            lp_head(lp + pos, &head, &plen);
+            n = head + plen;
+            pos += n + lp_backlen_size(n);
+        }
     }
     return LP_NONE;
 }

@@ -45,6 +45,9 @@ size_t lp_prev(const lpack *lp, size_t pos);
 /* Position of element `index` (negative counts from the end), LP_NONE if out of range. */
 size_t lp_seek(const lpack *lp, long long index);
 void lp_get(const lpack *lp, size_t pos, struct lp_val *out);
+/* As lp_get, without writing an integer's decimal form: for an integer
+ * element only is_int and v are set (s is NULL). */
+void lp_peek(const lpack *lp, size_t pos, struct lp_val *out);
 /* 1 when the element at pos equals the bytes s/len (integers compare by their decimal form). */
 int lp_eq(const lpack *lp, size_t pos, const char *s, size_t len);
 

@@ -127,6 +127,18 @@ int hk_d2str(char *buf, size_t size, double d) {
     if (isnan(d)) return snprintf(buf, size, "nan");
     if (isinf(d)) return snprintf(buf, size, d > 0 ? "inf" : "-inf");
     if (d == 0) return snprintf(buf, size, signbit(d) ? "-0" : "0");
+    /* Integral values below 10^15 (scores and counters, mostly) are exact
+     * in a double and their shortest form is their own digits: print them
+     * as integers instead of searching precisions with snprintf/strtod.
+     * More than 7 trailing zeros switches to exponent form below, so
+     * those take the general path. */
+    if (fabs(d) < 1e15 && d == (double)(long long)d) {
+        char tmp[HK_LONG_STR_SIZE];
+        int n = hk_ll2str(tmp, (long long)d);
+        int tz = 0;
+        while (tz < n && tmp[n - 1 - tz] == '0') tz++;
+        if (tz <= 7) return snprintf(buf, size, "%s", tmp);
+    }
     char sci[40];
     for (int prec = 0; prec <= 16; prec++) {
         snprintf(sci, sizeof(sci), "%.*e", prec, d);
