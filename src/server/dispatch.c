@@ -43,6 +43,12 @@ static void locks_reserve(struct client *c, int n) {
     c->locks_cap = n;
 }
 
+/* Keys warmed by one prefetch pass (db_prefetch), and requests a pipeline
+ * pass looks at. A few dozen keys keep every prefetched line in L1/L2
+ * until its command runs. */
+#define PREFETCH_MAX_KEYS 64
+#define PREFETCH_MAX_REQS 32
+
 /* Lock the shards of the command's keys in ascending order. */
 static void lock_keys(struct client *c, const struct command *cmd) {
     c->nlocks = 0;
@@ -68,6 +74,15 @@ static void lock_keys(struct client *c, const struct command *cmd) {
             c->nlocks++;
         }
         for (int i = 0; i < c->nlocks; i++) shard_lock(c->locks[i]);
+        /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys
+         * up one after the other: warm them all first, so their cache
+         * misses overlap. Not when a pipeline pass already did. */
+        if (n > 1 && !(c->flags & CLIENT_KEYS_WARM)) {
+            struct keyref refs[PREFETCH_MAX_KEYS];
+            int m = n < PREFETCH_MAX_KEYS ? n : PREFETCH_MAX_KEYS;
+            for (int i = 0; i < m; i++) keyref_init(&refs[i], c->db, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
+            db_prefetch(refs, m, 1);
+        }
     }
     if (idx != stack_idx) hk_free(idx);
 }
@@ -191,7 +206,51 @@ static void build_argv(struct client *c) {
     c->argc = c->req.argc;
 }
 
+/* Pipeline prefetch: parse ahead the complete requests that follow in the
+ * query buffer (starting with the one at qpos, already parsed into c->req
+ * but not yet run), collect the keys their key specs name, and warm their
+ * lookups in one db_prefetch pass, so that the cache misses of the
+ * pipeline's keys overlap instead of stalling each command in turn. Only a
+ * hint: a request that changes what later ones see (SELECT, a write) makes
+ * some prefetches useless, never wrong. Parses into the worker's scratch
+ * request so c->req is untouched; stops at the first inline request
+ * (parsing one unescapes it in place, so it must be parsed exactly once)
+ * and at an incomplete one. Returns the end offset of the requests covered;
+ * the commands before it run with CLIENT_KEYS_WARM. */
+static size_t prefetch_pipeline(struct client *c) {
+    struct resp_req *r = &c->w->ahead;
+    struct resp_limits lim = {CFG(proto_max_bulk_len), (c->flags & CLIENT_AUTHENTICATED) != 0};
+    struct keyref keys[PREFETCH_MAX_KEYS];
+    int nkeys = 0;
+    size_t pos = c->qpos;
+    for (int nreq = 0; nreq < PREFETCH_MAX_REQS && pos < c->qlen && nkeys < PREFETCH_MAX_KEYS; nreq++) {
+        if (c->qbuf[pos] != '*') break;
+        resp_req_reset(r);
+        if (resp_parse(r, c->qbuf + pos, c->qlen - pos, &lim) != RESP_DONE) break;
+        const char *base = c->qbuf + pos;
+        /* A command whose keys do not all fit is left to lock_keys's own
+         * prefetch, so it is not counted as covered. */
+        if (r->argc > 0) {
+            const struct command *cmd = cmd_lookup(base + r->off[0], r->len[0]);
+            if (cmd && !cmd->nsubs && !cmd->getkeys && cmd->first > 0 && !(cmd->flags & CMD_SELF_LOCK)) {
+                int last = cmd->last < 0 ? r->argc + cmd->last : cmd->last;
+                int want = 0;
+                for (int i = cmd->first; i <= last && i < r->argc; i += cmd->step) want++;
+                if (nkeys + want > PREFETCH_MAX_KEYS) break;
+                for (int i = cmd->first; i <= last && i < r->argc; i += cmd->step)
+                    keyref_init(&keys[nkeys++], c->db, base + r->off[i], r->len[i]);
+            }
+        }
+        pos += r->pos;
+    }
+    resp_req_reset(r);
+    if (nkeys > 1) db_prefetch(keys, nkeys, 0);
+    return pos;
+}
+
 int client_process_input(struct client *c) {
+    /* End of the requests the last pipeline prefetch pass covered. */
+    size_t warm_to = 0;
     while (c->qpos < c->qlen) {
         if (client_is_waiting(c) ||
             (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_READ_STOPPED)))
@@ -218,7 +277,13 @@ int client_process_input(struct client *c) {
         }
         if (c->req.argc > 0) {
             build_argv(c);
-            if (dispatch_command(c) == DISPATCH_PAUSED) {
+            /* More requests behind this one: a pipeline. Warm the keys of
+             * the next batch of requests before running them. */
+            if (c->qpos >= warm_to && c->qpos + c->req.pos < c->qlen) warm_to = prefetch_pipeline(c);
+            if (c->qpos < warm_to) c->flags |= CLIENT_KEYS_WARM;
+            int st = dispatch_command(c);
+            c->flags &= ~CLIENT_KEYS_WARM;
+            if (st == DISPATCH_PAUSED) {
                 if (!(c->flags & CLIENT_PAUSED)) {
                     c->flags |= CLIENT_PAUSED;
                     c->next_paused = c->w->paused;

@@ -211,6 +211,8 @@ struct worker {
     struct cmdstat *cmdstats; /* commands_total() entries */
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
     char *readbuf;
+    /* Scratch parser for the pipeline prefetch pass (dispatch.c). */
+    struct resp_req ahead;
 };
 
 /* ---- clients ---------------------------------------------------------- */
@@ -235,6 +237,9 @@ struct worker {
 /* Blocking commands act as their non-blocking form (MULTI/EXEC, scripts
  * set this while they run a command; nothing sets it yet). */
 #define CLIENT_DENY_BLOCKING (1u << 17)
+/* Set while a command runs whose keys a pipeline prefetch pass already
+ * warmed (dispatch.c): lock_keys skips its own prefetch. */
+#define CLIENT_KEYS_WARM (1u << 18)
 
 typedef struct hk_slice {
     const char *ptr;

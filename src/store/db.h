@@ -103,6 +103,19 @@ void db_touch_write(const struct keyref *k);
  * src/server/blocking.c; NULL when no blocking support is linked. */
 extern void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
 
+/* Warm the CPU caches for the lookups of n keys about to run (a pipeline's
+ * keys, or a multi-key command's). A lookup of a random key walks a chain
+ * of dependent loads (shard, table, bucket, entry, value) that each miss
+ * the cache when the keyspace is large; done for one key after another the
+ * misses come one at a time. This walks the chains of all n keys in
+ * stages, issuing every key's prefetch of one level before reading any
+ * key's next level, so the misses of different keys overlap. It changes
+ * nothing (no clock update, no lazy expiry). With `locked` the caller holds
+ * every key's shard; otherwise each step locks and unlocks the key's shard
+ * itself (the caller must then hold no shard lock). Only a hint: a key
+ * whose table changes between the steps is simply not prefetched. */
+void db_prefetch(const struct keyref *k, int n, int locked);
+
 /* Whole-keyspace helpers. Each locks what it needs. */
 unsigned long long ks_dbsize(int db);
 unsigned long long ks_expires(int db);
