@@ -48,6 +48,9 @@ static void locks_reserve(struct client *c, int n) {
  * until its command runs. */
 #define PREFETCH_MAX_KEYS 64
 #define PREFETCH_MAX_REQS 32
+/* Keys one pass over all the clients read in a loop turn may warm: enough
+ * lines to stay in L2 until their commands run. */
+#define PREFETCH_BATCH_KEYS 256
 
 /* Lock the shards of the command's keys in ascending order. */
 static void lock_keys(struct client *c, const struct command *cmd) {
@@ -206,51 +209,65 @@ static void build_argv(struct client *c) {
     c->argc = c->req.argc;
 }
 
-/* Pipeline prefetch: parse ahead the complete requests that follow in the
- * query buffer (starting with the one at qpos, already parsed into c->req
- * but not yet run), collect the keys their key specs name, and warm their
- * lookups in one db_prefetch pass, so that the cache misses of the
- * pipeline's keys overlap instead of stalling each command in turn. Only a
- * hint: a request that changes what later ones see (SELECT, a write) makes
- * some prefetches useless, never wrong. Parses into the worker's scratch
- * request so c->req is untouched; stops at the first inline request
- * (parsing one unescapes it in place, so it must be parsed exactly once)
- * and at an incomplete one. Returns the end offset of the requests covered;
- * the commands before it run with CLIENT_KEYS_WARM. */
-static size_t prefetch_pipeline(struct client *c) {
+/* Pipeline prefetch: parse ahead the complete requests in c's query buffer
+ * from qpos on (the first may already be parsed into c->req but not yet
+ * run), and collect into keys[] (room for max, *n used) the keys their key
+ * specs name, in database c->db. Only a hint: a request that changes what
+ * later ones see (SELECT, a write) makes some prefetches useless, never
+ * wrong. Parses into the worker's scratch request so c->req is untouched;
+ * stops at the first inline request (parsing one unescapes it in place, so
+ * it must be parsed exactly once), at an incomplete one, and at one whose
+ * keys do not all fit. Returns the end offset of the requests covered: the
+ * commands before it run with CLIENT_KEYS_WARM once keys[] is prefetched. */
+static size_t collect_keys(struct client *c, struct keyref *keys, int *n, int max) {
     struct resp_req *r = &c->w->ahead;
     struct resp_limits lim = {CFG(proto_max_bulk_len), (c->flags & CLIENT_AUTHENTICATED) != 0};
-    struct keyref keys[PREFETCH_MAX_KEYS];
-    int nkeys = 0;
     size_t pos = c->qpos;
-    for (int nreq = 0; nreq < PREFETCH_MAX_REQS && pos < c->qlen && nkeys < PREFETCH_MAX_KEYS; nreq++) {
+    for (int nreq = 0; nreq < PREFETCH_MAX_REQS && pos < c->qlen && *n < max; nreq++) {
         if (c->qbuf[pos] != '*') break;
         resp_req_reset(r);
         if (resp_parse(r, c->qbuf + pos, c->qlen - pos, &lim) != RESP_DONE) break;
         const char *base = c->qbuf + pos;
-        /* A command whose keys do not all fit is left to lock_keys's own
-         * prefetch, so it is not counted as covered. */
         if (r->argc > 0) {
             const struct command *cmd = cmd_lookup(base + r->off[0], r->len[0]);
             if (cmd && !cmd->nsubs && !cmd->getkeys && cmd->first > 0 && !(cmd->flags & CMD_SELF_LOCK)) {
                 int last = cmd->last < 0 ? r->argc + cmd->last : cmd->last;
                 int want = 0;
                 for (int i = cmd->first; i <= last && i < r->argc; i += cmd->step) want++;
-                if (nkeys + want > PREFETCH_MAX_KEYS) break;
+                /* Left to lock_keys's own prefetch, so not covered. */
+                if (*n + want > max) break;
                 for (int i = cmd->first; i <= last && i < r->argc; i += cmd->step)
-                    keyref_init(&keys[nkeys++], c->db, base + r->off[i], r->len[i]);
+                    keyref_init(&keys[(*n)++], c->db, base + r->off[i], r->len[i]);
             }
         }
         pos += r->pos;
     }
     resp_req_reset(r);
-    if (nkeys > 1) db_prefetch(keys, nkeys, 0);
     return pos;
 }
 
+/* Prefetch for the requests of one client's pipeline (when the worker's
+ * pass over all clients read in a loop turn did not cover them). */
+static size_t prefetch_pipeline(struct client *c) {
+    struct keyref keys[PREFETCH_MAX_KEYS];
+    int n = 0;
+    size_t end = collect_keys(c, keys, &n, PREFETCH_MAX_KEYS);
+    if (n > 1) db_prefetch(keys, n, 0);
+    return end;
+}
+
+void dispatch_prefetch(struct client **cs, int ncs) {
+    struct keyref keys[PREFETCH_BATCH_KEYS];
+    int n = 0;
+    for (int i = 0; i < ncs && n < PREFETCH_BATCH_KEYS; i++) {
+        struct client *c = cs[i];
+        if (c->flags & CLIENT_CLOSING) continue;
+        c->warm_to = collect_keys(c, keys, &n, PREFETCH_BATCH_KEYS);
+    }
+    if (n > 1) db_prefetch(keys, n, 0);
+}
+
 int client_process_input(struct client *c) {
-    /* End of the requests the last pipeline prefetch pass covered. */
-    size_t warm_to = 0;
     while (c->qpos < c->qlen) {
         if (client_is_waiting(c) ||
             (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_READ_STOPPED)))
@@ -279,8 +296,8 @@ int client_process_input(struct client *c) {
             build_argv(c);
             /* More requests behind this one: a pipeline. Warm the keys of
              * the next batch of requests before running them. */
-            if (c->qpos >= warm_to && c->qpos + c->req.pos < c->qlen) warm_to = prefetch_pipeline(c);
-            if (c->qpos < warm_to) c->flags |= CLIENT_KEYS_WARM;
+            if (c->qpos >= c->warm_to && c->qpos + c->req.pos < c->qlen) c->warm_to = prefetch_pipeline(c);
+            if (c->qpos < c->warm_to) c->flags |= CLIENT_KEYS_WARM;
             int st = dispatch_command(c);
             c->flags &= ~CLIENT_KEYS_WARM;
             if (st == DISPATCH_PAUSED) {
@@ -303,6 +320,8 @@ int client_process_input(struct client *c) {
         c->qpos += c->req.pos;
         resp_req_reset(&c->req);
     }
+    /* Offsets into the buffer do not survive its compaction. */
+    c->warm_to = 0;
     if (c->qpos == c->qlen) {
         c->qpos = c->qlen = 0;
         /* Large buffers from a big request are returned at once. */

@@ -277,6 +277,7 @@ struct client {
     unsigned locks_inline[CLIENT_MAX_LOCKS_INLINE];
     unsigned *locks;
     int nlocks, locks_cap;
+    size_t warm_to; /* query buffer offset up to which keys were prefetched */
     /* Worker lists. */
     struct client *prev, *next;
     struct client *next_pending;
@@ -355,6 +356,10 @@ struct client *worker_find_client(struct worker *w, uint64_t id);
 /* dispatch.c */
 int dispatch_command(struct client *c);
 int client_process_input(struct client *c);
+/* Warm the keyspace lookups of the requests waiting in the query buffers
+ * of these clients (the ones a loop turn just read), so that their cache
+ * misses overlap; each client remembers how far it was covered. */
+void dispatch_prefetch(struct client **cs, int ncs);
 void pause_check_clients(struct worker *w);
 
 /* src/cmd/info.c: periodic statistics samples (instantaneous rates, peak
