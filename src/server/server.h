@@ -158,7 +158,7 @@ static inline void stat_add(stat_t *s, unsigned long long n) {
 static inline unsigned long long stat_get(stat_t *s) { return atomic_load_explicit(s, memory_order_relaxed); }
 
 struct cmdstat {
-    stat_t calls, usec, rejected, failed;
+    stat_t calls, nsec, rejected, failed; /* nsec: time in the handler */
 };
 
 struct worker_stats {
@@ -213,6 +213,7 @@ struct worker {
     char *readbuf;
     /* Scratch parser for the pipeline prefetch pass (dispatch.c). */
     struct resp_req ahead;
+    struct command *last_cmd; /* one-entry cache of command lookups (dispatch.c) */
 };
 
 /* ---- clients ---------------------------------------------------------- */
