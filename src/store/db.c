@@ -190,6 +190,18 @@ struct kv *db_put(const struct keyref *k, struct kv *e) {
     return e;
 }
 
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire) {
+    struct hnode **link = find_link(k);
+    if (link) {
+        struct kv *e = (struct kv *)*link;
+        if (kv_overwrite_str(e, val, vlen, expire)) {
+            kv_set_clock(e, lru_clock(store_now_ms));
+            return e;
+        }
+    }
+    return db_put(k, kv_new_str(k->key, k->klen, val, vlen, expire));
+}
+
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {
     struct shard *s = &ks.shards[k->shard];
     struct hnode **link = find_link(k);

@@ -87,6 +87,10 @@ struct kv *db_find_read(const struct keyref *k, long long now_ms);
 /* Insert or replace the entry for k->key (e must carry that key). Frees
  * the old entry and value. Returns e. */
 struct kv *db_put(const struct keyref *k, struct kv *e);
+/* Set the string value of k (expiry `expire`, -1 none), as
+ * db_put(k, kv_new_str(...)) would, but overwriting the old entry in place
+ * when it has the same shape (kv_overwrite_str). Returns the entry. */
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire);
 /* Replace entry old (found for k) with e; old's value is NOT freed (it
  * moved into e or the caller owns it). */
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e);
