@@ -66,18 +66,24 @@ static void locks_reserve(struct client *c, int n) {
     c->locks_cap = n;
 }
 
-/* Keys warmed by one prefetch pass (db_prefetch), and requests a pipeline
- * pass looks at. A few dozen keys keep every prefetched line in L1/L2
- * until its command runs. */
-#define PREFETCH_MAX_KEYS 64
-#define PREFETCH_MAX_REQS 32
-/* Keys one pass over all the clients read in a loop turn may warm: enough
- * lines to stay in L2 until their commands run. */
-#define PREFETCH_BATCH_KEYS 256
 
-/* Lock the shards of the command's keys in ascending order. */
+/* Resolve key a into r from the keys the last prefetch pass computed, when
+ * it is the next of them (the same bytes of the same query buffer). */
+static int take_warm_key(struct client *c, const hk_slice *a, struct keyref *r) {
+    if (c->wk_i >= c->wk_n) return 0;
+    const struct keyref *w = &c->wk[c->wk_i];
+    if (w->key != a->ptr || w->klen != a->len) return 0;
+    *r = *w;
+    r->db = c->db;
+    c->wk_i++;
+    return 1;
+}
+
+/* Lock the shards of the command's keys in ascending order, keeping the
+ * first keys' slot and hash for key_of. */
 static void lock_keys(struct client *c, const struct command *cmd) {
     c->nlocks = 0;
+    c->nkrefs = 0;
     if (cmd->flags & CMD_SELF_LOCK) return;
     int stack_idx[64];
     int *idx = stack_idx, max = 64;
@@ -89,7 +95,17 @@ static void lock_keys(struct client *c, const struct command *cmd) {
     if (n > 0) {
         locks_reserve(c, n);
         for (int i = 0; i < n; i++) {
-            unsigned s = ks_shard_of(c->argv[idx[i]].ptr, c->argv[idx[i]].len);
+            const hk_slice *a = &c->argv[idx[i]];
+            unsigned s;
+            if (i < CLIENT_KEYREFS) {
+                struct keyref *r = &c->krefs[i];
+                if (!take_warm_key(c, a, r)) keyref_init(r, c->db, a->ptr, a->len);
+                c->krefs_idx[i] = idx[i];
+                c->nkrefs = i + 1;
+                s = r->shard;
+            } else {
+                s = ks_shard_of(a->ptr, a->len);
+            }
             /* Insertion keeps the list sorted and unique; key counts are
              * small on the common path. Large MSETs sort the same way. */
             int j = c->nlocks;
@@ -106,7 +122,10 @@ static void lock_keys(struct client *c, const struct command *cmd) {
         if (n > 1 && !(c->flags & CLIENT_KEYS_WARM)) {
             struct keyref refs[PREFETCH_MAX_KEYS];
             int m = n < PREFETCH_MAX_KEYS ? n : PREFETCH_MAX_KEYS;
-            for (int i = 0; i < m; i++) keyref_init(&refs[i], c->db, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
+            for (int i = 0; i < m; i++) {
+                if (i < c->nkrefs) refs[i] = c->krefs[i];
+                else keyref_init(&refs[i], c->db, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
+            }
             db_prefetch(refs, m, 1);
         }
     }
@@ -116,6 +135,7 @@ static void lock_keys(struct client *c, const struct command *cmd) {
 static void unlock_keys(struct client *c) {
     for (int i = c->nlocks; i-- > 0;) shard_unlock(c->locks[i]);
     c->nlocks = 0;
+    c->nkrefs = 0;
 }
 
 static void check_output_limits(struct client *c) {
@@ -272,20 +292,27 @@ static size_t collect_keys(struct client *c, struct keyref *keys, int *n, int ma
 /* Prefetch for the requests of one client's pipeline (when the worker's
  * pass over all clients read in a loop turn did not cover them). */
 static size_t prefetch_pipeline(struct client *c) {
-    struct keyref keys[PREFETCH_MAX_KEYS];
+    struct keyref *keys = c->w->warm_keys + PREFETCH_BATCH_KEYS;
     int n = 0;
     size_t end = collect_keys(c, keys, &n, PREFETCH_MAX_KEYS);
+    c->wk = keys;
+    c->wk_n = n;
+    c->wk_i = 0;
     if (n > 1) db_prefetch(keys, n, 0);
     return end;
 }
 
 void dispatch_prefetch(struct client **cs, int ncs) {
-    struct keyref keys[PREFETCH_BATCH_KEYS];
+    struct keyref *keys = cs[0]->w->warm_keys;
     int n = 0;
     for (int i = 0; i < ncs && n < PREFETCH_BATCH_KEYS; i++) {
         struct client *c = cs[i];
         if (c->flags & CLIENT_CLOSING) continue;
+        int first = n;
         c->warm_to = collect_keys(c, keys, &n, PREFETCH_BATCH_KEYS);
+        c->wk = keys + first;
+        c->wk_n = n - first;
+        c->wk_i = 0;
     }
     if (n > 1) db_prefetch(keys, n, 0);
 }
@@ -343,8 +370,10 @@ int client_process_input(struct client *c) {
         c->qpos += c->req.pos;
         resp_req_reset(&c->req);
     }
-    /* Offsets into the buffer do not survive its compaction. */
+    /* Offsets into the buffer do not survive its compaction, and the
+     * worker's key arrays are reused by the next pass. */
     c->warm_to = 0;
+    c->wk_n = c->wk_i = 0;
     if (c->qpos == c->qlen) {
         c->qpos = c->qlen = 0;
         /* Large buffers from a big request are returned at once. */

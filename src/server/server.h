@@ -183,6 +183,15 @@ struct mail {
     void *arg;
 };
 
+/* Keys warmed by one prefetch pass (db_prefetch), and requests a pipeline
+ * pass looks at. A few dozen keys keep every prefetched line in L1/L2
+ * until its command runs. */
+#define PREFETCH_MAX_KEYS 64
+#define PREFETCH_MAX_REQS 32
+/* Keys one pass over all the clients read in a loop turn may warm: enough
+ * lines to stay in L2 until their commands run. */
+#define PREFETCH_BATCH_KEYS 256
+
 struct worker {
     int id;
     pthread_t thread;
@@ -214,6 +223,10 @@ struct worker {
     /* Scratch parser for the pipeline prefetch pass (dispatch.c). */
     struct resp_req ahead;
     struct command *last_cmd; /* one-entry cache of command lookups (dispatch.c) */
+    /* Keys of the prefetch passes (dispatch.c): the pass over all clients
+     * read in a loop turn fills the first PREFETCH_BATCH_KEYS, a pass over
+     * one client's pipeline the rest. */
+    struct keyref warm_keys[PREFETCH_BATCH_KEYS + PREFETCH_MAX_KEYS];
 };
 
 /* ---- clients ---------------------------------------------------------- */
@@ -248,6 +261,7 @@ typedef struct hk_slice {
 } hk_slice;
 
 #define CLIENT_MAX_LOCKS_INLINE 16
+#define CLIENT_KEYREFS 16
 
 struct client {
     uint64_t id;
@@ -279,6 +293,16 @@ struct client {
     unsigned *locks;
     int nlocks, locks_cap;
     size_t warm_to; /* query buffer offset up to which keys were prefetched */
+    /* The keys (slot and hash computed) of the requests the last prefetch
+     * pass covered, in request order, in the worker's arrays; lock_keys
+     * takes them one by one instead of hashing the keys again. */
+    const struct keyref *wk;
+    int wk_n, wk_i;
+    /* The running command's first keys as dispatch resolved them when it
+     * locked their shards (krefs_idx: argv index), for key_of. */
+    struct keyref krefs[CLIENT_KEYREFS];
+    int krefs_idx[CLIENT_KEYREFS];
+    int nkrefs;
     /* Worker lists. */
     struct client *prev, *next;
     struct client *next_pending;

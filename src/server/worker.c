@@ -259,6 +259,7 @@ static int client_read(struct client *c) {
     if (c->qcap - c->qlen < want) {
         if (c->qpos) {
             c->warm_to = 0;
+            c->wk_n = c->wk_i = 0;
             memmove(c->qbuf, c->qbuf + c->qpos, c->qlen - c->qpos);
             c->qlen -= c->qpos;
             c->qpos = 0;
