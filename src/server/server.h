@@ -188,6 +188,8 @@ struct mail {
  * until its command runs. */
 #define PREFETCH_MAX_KEYS 64
 #define PREFETCH_MAX_REQS 32
+/* Arguments of one request a pass looks at (MSET of 31 keys fits). */
+#define PREFETCH_MAX_ARGS 64
 /* Keys one pass over all the clients read in a loop turn may warm: enough
  * lines to stay in L2 until their commands run. */
 #define PREFETCH_BATCH_KEYS 256
@@ -220,9 +222,11 @@ struct worker {
     struct cmdstat *cmdstats; /* commands_total() entries */
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
     char *readbuf;
-    /* Scratch parser for the pipeline prefetch pass (dispatch.c). */
-    struct resp_req ahead;
-    struct command *last_cmd; /* one-entry cache of command lookups (dispatch.c) */
+    /* One-entry cache of command lookups (dispatch.c): the name as the
+     * client spelled it, and the command it found. */
+    struct command *last_cmd;
+    char last_cmd_name[24];
+    size_t last_cmd_len;
     /* Keys of the prefetch passes (dispatch.c): the pass over all clients
      * read in a loop turn fills the first PREFETCH_BATCH_KEYS, a pass over
      * one client's pipeline the rest. */

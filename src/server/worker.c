@@ -576,7 +576,6 @@ void workers_start(void) {
         w->epfd = epoll_create1(EPOLL_CLOEXEC);
         w->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         pthread_mutex_init(&w->mbox_lock, NULL);
-        resp_req_init(&w->ahead);
         w->cmdstats = hk_calloc((size_t)commands_total(), sizeof(struct cmdstat));
         w->errorstats = hk_calloc(HK_MAX_ERRSTATS, sizeof(stat_t));
         mailbox_src[i].kind = SRC_MAILBOX;
@@ -607,7 +606,6 @@ void workers_join(void) {
     for (int i = 0; i < server.nworkers; i++) {
         struct worker *w = &server.workers[i];
         for (int l = 0; l < w->nlisten; l++) close(w->listen_fds[l]);
-        resp_req_free(&w->ahead);
         /* Mail posted after the loop ended (a late broadcast) is dropped. */
         struct mail *m = w->mbox_head;
         while (m) {
