@@ -10,6 +10,16 @@
 
 /* Resolve argv[i] as a key of the client's database. */
 static inline void key_of(struct client *c, int i, struct keyref *k) {
+    /* Dispatch already computed the slot and hash of the command's keys. */
+    for (int j = 0; j < c->nkrefs; j++) {
+        if (c->krefs_idx[j] != i) continue;
+        if (c->krefs[j].key == c->argv[i].ptr && c->krefs[j].klen == c->argv[i].len) {
+            *k = c->krefs[j];
+            k->db = c->db;
+            return;
+        }
+        break;
+    }
     keyref_init(k, c->db, c->argv[i].ptr, c->argv[i].len);
 }
 

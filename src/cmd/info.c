@@ -119,7 +119,7 @@ void stats_reset_worker(struct worker *w) {
     int total = commands_total();
     for (int i = 0; i < total; i++) {
         zero(&w->cmdstats[i].calls);
-        zero(&w->cmdstats[i].usec);
+        zero(&w->cmdstats[i].nsec);
         zero(&w->cmdstats[i].rejected);
         zero(&w->cmdstats[i].failed);
     }
@@ -203,6 +203,8 @@ static void sec_server(struct sbuf *b, struct client *c) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
     long long up = server_uptime_s();
+    char clk[64];
+    hk_clock_describe(clk, sizeof(clk));
     sb_catf(b,
             "# Server\r\n"
             "redis_version:%s\r\n"
@@ -213,10 +215,11 @@ static void sec_server(struct sbuf *b, struct client *c) {
             "hotkv_version:%s\r\n"
             "os:%s %s %s\r\n"
             "arch_bits:%d\r\n"
-            "monotonic_clock:POSIX clock_gettime\r\n"
+            "monotonic_clock:%s\r\n"
             "multiplexing_api:epoll\r\n"
             "atomicvar_api:c11-builtin\r\n",
-            HK_REDIS_COMPAT_VERSION, HOTKV_VERSION, un.sysname, un.release, un.machine, (int)(sizeof(long) * 8));
+            HK_REDIS_COMPAT_VERSION, HOTKV_VERSION, un.sysname, un.release, un.machine, (int)(sizeof(long) * 8),
+            clk);
 #ifdef __GNUC__
     sb_catf(b, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #else
@@ -444,11 +447,12 @@ static void sec_commandstats(struct sbuf *b) {
         for (int i = 0; i < server.nworkers; i++) {
             struct cmdstat *s = &server.workers[i].cmdstats[id];
             calls += stat_get(&s->calls);
-            usec += stat_get(&s->usec);
+            usec += stat_get(&s->nsec);
             rejected += stat_get(&s->rejected);
             failed += stat_get(&s->failed);
         }
         if (!calls && !rejected && !failed) continue;
+        usec /= 1000; /* counted in nanoseconds */
         sb_catf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu\r\n",
                 command_by_id(id)->fullname, calls, usec, calls ? (double)usec / (double)calls : 0.0, rejected,
                 failed);

@@ -191,7 +191,7 @@ static int parse_expire(struct client *c, const hk_slice *a, int flags, long lon
 static void set_value(struct client *c, const struct keyref *k, int vi, long long when) {
     const hk_slice *v = &c->argv[vi];
     if (when >= 0 && when <= c->now_ms) db_delete(k, c->now_ms);
-    else db_put(k, kv_new_str(k->key, k->klen, v->ptr, v->len, when));
+    else db_put_str(k, v->ptr, v->len, when);
     db_touch_write(k);
 }
 

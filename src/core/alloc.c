@@ -104,6 +104,13 @@ void hk_free(void *ptr) {
 
 size_t hk_usable_size(void *ptr) { return ptr ? RAW_USABLE(ptr) : 0; }
 
+#ifdef HK_MIMALLOC
+size_t hk_good_size(size_t size) { return mi_good_size(size ? size : 1); }
+#else
+/* The sanitizers' allocators report exactly the requested size. */
+size_t hk_good_size(size_t size) { return size ? size : 1; }
+#endif
+
 char *hk_strndup(const char *s, size_t n) {
     char *d = hk_malloc(n + 1);
     memcpy(d, s, n);

@@ -17,6 +17,10 @@ void hk_free(void *ptr);
 char *hk_strdup(const char *s);
 char *hk_strndup(const char *s, size_t n);
 size_t hk_usable_size(void *ptr);
+/* The usable size hk_malloc(size) would give (its size class), so a
+ * caller can tell whether an existing block is what a fresh allocation of
+ * that size would be. */
+size_t hk_good_size(size_t size);
 
 /* Bytes currently allocated through this wrapper, summed over all threads. */
 size_t hk_used_memory(void);

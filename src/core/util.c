@@ -333,6 +333,41 @@ long long hk_monotonic_us(void) {
     return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+long long hk_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+uint64_t hk_tsc_mult;
+
+void hk_clock_init(void) {
+#if defined(__x86_64__)
+    char src[32] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!f) return;
+    if (!fgets(src, sizeof(src), f)) src[0] = '\0';
+    fclose(f);
+    if (strcmp(src, "tsc\n") != 0) return;
+    /* 2 ms against CLOCK_MONOTONIC: an error of a few parts in 10^5, far
+     * below what commandstats can show. */
+    long long n0 = hk_monotonic_ns(), n1;
+    uint64_t t0 = __builtin_ia32_rdtsc(), t1;
+    do {
+        n1 = hk_monotonic_ns();
+        t1 = __builtin_ia32_rdtsc();
+    } while (n1 - n0 < 2000000);
+    if (t1 > t0) hk_tsc_mult = ((uint64_t)(n1 - n0) << 32) / (t1 - t0);
+#endif
+}
+
+void hk_clock_describe(char *buf, size_t size) {
+    if (hk_tsc_mult)
+        snprintf(buf, size, "X86 TSC @ %llu ticks/us", (unsigned long long)((1000ULL << 32) / hk_tsc_mult));
+    else
+        snprintf(buf, size, "POSIX clock_gettime");
+}
+
 void hk_random_bytes(void *buf, size_t n) {
     unsigned char *p = buf;
     while (n) {

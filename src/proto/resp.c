@@ -171,6 +171,42 @@ static int read_number_line(struct resp_req *r, char *buf, size_t len, long long
     return 1;
 }
 
+/* "<digits>\r\n" at *pos as read_number_line's fast path takes it. */
+static inline __attribute__((always_inline)) int skim_number(const char *buf, size_t len, size_t *pos, unsigned long long *out) {
+    size_t i = *pos, start = i;
+    unsigned long long v = 0;
+    while (i < len && i - start < 18 && (unsigned char)(buf[i] - '0') <= 9) v = v * 10 + (unsigned)(buf[i++] - '0');
+    if (i == start || i + 1 >= len || buf[i] != '\r' || buf[i + 1] != '\n' || (buf[start] == '0' && i - start > 1))
+        return 0;
+    *out = v;
+    *pos = i + 2;
+    return 1;
+}
+
+int resp_skim(const char *buf, size_t len, size_t *off, size_t *lens, int max, int *argc, size_t *reqlen) {
+    if (len == 0 || buf[0] != '*') return 0;
+    size_t pos = 1;
+    unsigned long long n;
+    if (!skim_number(buf, len, &pos, &n) || n == 0 || n > 2147483647ULL) return 0;
+    for (unsigned long long i = 0; i < n; i++) {
+        if (pos >= len || buf[pos] != '$') return 0;
+        pos++;
+        unsigned long long l;
+        if (!skim_number(buf, len, &pos, &l)) return 0;
+        /* The bulk and its trailing two bytes (resp_parse skips them
+         * unread, so this does too). */
+        if (l > len - pos || len - pos - l < 2) return 0;
+        if (i < (unsigned long long)max) {
+            off[i] = pos;
+            lens[i] = (size_t)l;
+        }
+        pos += (size_t)l + 2;
+    }
+    *argc = (int)n;
+    *reqlen = pos;
+    return 1;
+}
+
 enum resp_status resp_parse(struct resp_req *r, char *buf, size_t len, const struct resp_limits *lim) {
     r->need = 0;
     if (r->multibulk < 0 && !r->inl) {

@@ -41,6 +41,17 @@ void resp_req_reset(struct resp_req *r);
 /* Continue parsing the request that starts at buf (len bytes available). */
 enum resp_status resp_parse(struct resp_req *r, char *buf, size_t len, const struct resp_limits *lim);
 
+/* A quick look at the request at the start of buf (len bytes), for a caller
+ * that only peeks ahead (dispatch's key prefetch) and must not disturb the
+ * parser: takes only the plain form clients send, "*N\r\n" (N >= 1) then N
+ * times "$L\r\n" + L bytes + 2, numbers of plain digits without leading
+ * zeros. Returns 1 with the request's length in *reqlen, its argument count
+ * in *argc and the offsets and lengths of its first `max` arguments, or 0
+ * for anything else (incomplete, inline, any other spelling, errors): that
+ * is resp_parse's business. Where it returns 1 resp_parse would give the
+ * same arguments and length (or refuse the request over a limit). */
+int resp_skim(const char *buf, size_t len, size_t *off, size_t *lens, int max, int *argc, size_t *reqlen);
+
 /* Split buf[s, e) into arguments like a shell (quotes, \\x escapes),
  * unescaping in place; push receives each argument's offset and length.
  * Returns 0 on unbalanced quotes. Used for inline requests and for

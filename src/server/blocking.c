@@ -285,10 +285,10 @@ void block_remove(struct client *c) {
 }
 
 /* Count the blocked command once, now that it answered. */
-static void count_call(struct client *c, const struct command *cmd, long long usec) {
+static void count_call(struct client *c, const struct command *cmd, long long nsec) {
     struct cmdstat *st = &c->w->cmdstats[cmd->id];
     stat_add(&st->calls, 1);
-    stat_add(&st->usec, (unsigned long long)usec);
+    stat_add(&st->nsec, (unsigned long long)nsec);
     if (c->errors_in_cmd) stat_add(&st->failed, 1);
 }
 
@@ -347,9 +347,9 @@ static void block_retry(struct client *c) {
     store_now_ms = c->now_ms;
     store_touch = !(c->flags & CLIENT_NO_TOUCH);
     c->flags |= CLIENT_BLOCK_RETRY;
-    long long t0 = hk_monotonic_us();
+    long long t0 = hk_clock_ns();
     bs->cmd->proc(c);
-    long long dt = hk_monotonic_us() - t0;
+    long long dt = hk_clock_ns() - t0;
     c->flags &= ~CLIENT_BLOCK_RETRY;
     int stay = bs->stay;
     if (!stay) unlink_waiters(c);

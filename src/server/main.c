@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
     unsigned shards = 1;
     while (shards < (unsigned)CFG(shards)) shards <<= 1;
 
+    hk_clock_init();
     commands_init();
     hash_init();
     zset_init();

@@ -158,7 +158,7 @@ static inline void stat_add(stat_t *s, unsigned long long n) {
 static inline unsigned long long stat_get(stat_t *s) { return atomic_load_explicit(s, memory_order_relaxed); }
 
 struct cmdstat {
-    stat_t calls, usec, rejected, failed;
+    stat_t calls, nsec, rejected, failed; /* nsec: time in the handler */
 };
 
 struct worker_stats {
@@ -182,6 +182,17 @@ struct mail {
     mail_fn fn;
     void *arg;
 };
+
+/* Keys warmed by one prefetch pass (db_prefetch), and requests a pipeline
+ * pass looks at. A few dozen keys keep every prefetched line in L1/L2
+ * until its command runs. */
+#define PREFETCH_MAX_KEYS 64
+#define PREFETCH_MAX_REQS 32
+/* Arguments of one request a pass looks at (MSET of 31 keys fits). */
+#define PREFETCH_MAX_ARGS 64
+/* Keys one pass over all the clients read in a loop turn may warm: enough
+ * lines to stay in L2 until their commands run. */
+#define PREFETCH_BATCH_KEYS 256
 
 struct worker {
     int id;
@@ -211,6 +222,15 @@ struct worker {
     struct cmdstat *cmdstats; /* commands_total() entries */
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
     char *readbuf;
+    /* One-entry cache of command lookups (dispatch.c): the name as the
+     * client spelled it, and the command it found. */
+    struct command *last_cmd;
+    char last_cmd_name[24];
+    size_t last_cmd_len;
+    /* Keys of the prefetch passes (dispatch.c): the pass over all clients
+     * read in a loop turn fills the first PREFETCH_BATCH_KEYS, a pass over
+     * one client's pipeline the rest. */
+    struct keyref warm_keys[PREFETCH_BATCH_KEYS + PREFETCH_MAX_KEYS];
 };
 
 /* ---- clients ---------------------------------------------------------- */
@@ -235,6 +255,9 @@ struct worker {
 /* Blocking commands act as their non-blocking form (MULTI/EXEC, scripts
  * set this while they run a command; nothing sets it yet). */
 #define CLIENT_DENY_BLOCKING (1u << 17)
+/* Set while a command runs whose keys a pipeline prefetch pass already
+ * warmed (dispatch.c): lock_keys skips its own prefetch. */
+#define CLIENT_KEYS_WARM (1u << 18)
 
 typedef struct hk_slice {
     const char *ptr;
@@ -242,6 +265,7 @@ typedef struct hk_slice {
 } hk_slice;
 
 #define CLIENT_MAX_LOCKS_INLINE 16
+#define CLIENT_KEYREFS 16
 
 struct client {
     uint64_t id;
@@ -272,6 +296,17 @@ struct client {
     unsigned locks_inline[CLIENT_MAX_LOCKS_INLINE];
     unsigned *locks;
     int nlocks, locks_cap;
+    size_t warm_to; /* query buffer offset up to which keys were prefetched */
+    /* The keys (slot and hash computed) of the requests the last prefetch
+     * pass covered, in request order, in the worker's arrays; lock_keys
+     * takes them one by one instead of hashing the keys again. */
+    const struct keyref *wk;
+    int wk_n, wk_i;
+    /* The running command's first keys as dispatch resolved them when it
+     * locked their shards (krefs_idx: argv index), for key_of. */
+    struct keyref krefs[CLIENT_KEYREFS];
+    int krefs_idx[CLIENT_KEYREFS];
+    int nkrefs;
     /* Worker lists. */
     struct client *prev, *next;
     struct client *next_pending;
@@ -350,6 +385,10 @@ struct client *worker_find_client(struct worker *w, uint64_t id);
 /* dispatch.c */
 int dispatch_command(struct client *c);
 int client_process_input(struct client *c);
+/* Warm the keyspace lookups of the requests waiting in the query buffers
+ * of these clients (the ones a loop turn just read), so that their cache
+ * misses overlap; each client remembers how far it was covered. */
+void dispatch_prefetch(struct client **cs, int ncs);
 void pause_check_clients(struct worker *w);
 
 /* src/cmd/info.c: periodic statistics samples (instantaneous rates, peak

@@ -244,6 +244,9 @@ int client_resume(struct client *c) {
     return 0;
 }
 
+/* Read what the socket has into the query buffer (no command runs).
+ * Returns -1 when the client must be closed, 1 when bytes came in, 0 when
+ * none did. */
 static int client_read(struct client *c) {
     struct worker *w = c->w;
     size_t want = READ_CHUNK;
@@ -255,6 +258,8 @@ static int client_read(struct client *c) {
     }
     if (c->qcap - c->qlen < want) {
         if (c->qpos) {
+            c->warm_to = 0;
+            c->wk_n = c->wk_i = 0;
             memmove(c->qbuf, c->qbuf + c->qpos, c->qlen - c->qpos);
             c->qlen -= c->qpos;
             c->qpos = 0;
@@ -288,7 +293,7 @@ static int client_read(struct client *c) {
         stat_add(&w->stats.client_qbuf_limit_disconnections, 1);
         return -1;
     }
-    return client_resume(c);
+    return 1;
 }
 
 /* Called by dispatch when output grew past the backpressure mark: stop
@@ -424,6 +429,13 @@ static struct evsrc listen_src[HK_MAX_THREADS][HK_MAX_BIND];
 static struct evsrc mailbox_src[HK_MAX_THREADS];
 static struct evsrc unix_src = {SRC_UNIX, -1};
 
+/* Whether an event's data.ptr is a client (not a listener or mailbox). */
+static int is_client_src(const struct worker *w, const void *p) {
+    if (p >= (const void *)&listen_src[0][0] && p < (const void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND))
+        return 0;
+    return p != &unix_src && p != &mailbox_src[w->id];
+}
+
 static void close_all_clients(struct worker *w) {
     free_closed(w);
     while (w->clients) {
@@ -454,6 +466,22 @@ static void *worker_main(void *arg) {
         if (wait < 0) wait = 0;
         int n = epoll_wait(w->epfd, evs, 256, (int)wait);
         w->now_ms = hk_mstime();
+        /* First read every readable client, then warm the keys of all
+         * the requests that came in (dispatch_prefetch), then run them:
+         * the cache misses of many clients' lookups overlap instead of
+         * stalling one command after another. */
+        struct client *readers[256];
+        int nreaders = 0;
+        for (int i = 0; i < n; i++) {
+            if (!is_client_src(w, evs[i].data.ptr) || !(evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))) continue;
+            struct client *c = evs[i].data.ptr;
+            if (c->flags & CLIENT_CLOSING) continue;
+            int r = client_read(c);
+            if (r < 0) client_close(c);
+            else if (r > 0) readers[nreaders++] = c;
+        }
+        if (nreaders) dispatch_prefetch(readers, nreaders);
+        int ri = 0;
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             uint32_t e = evs[i].events;
@@ -465,12 +493,13 @@ static void *worker_main(void *arg) {
                 mailbox_drain(w);
             } else {
                 struct client *c = p;
+                /* The readers are in event order, so each is met here once. */
+                int was_read = ri < nreaders && readers[ri] == c;
+                if (was_read) ri++;
                 if (c->flags & CLIENT_CLOSING) continue;
-                if (e & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-                    if (client_read(c) < 0) {
-                        client_close(c);
-                        continue;
-                    }
+                if (was_read && client_resume(c) < 0) {
+                    client_close(c);
+                    continue;
                 }
                 if ((e & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
             }

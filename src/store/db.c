@@ -108,6 +108,55 @@ struct kv *db_find(const struct keyref *k, long long now_ms) {
     return e;
 }
 
+/* The entry of k in its (locked) table if the table is not rehashing,
+ * without side effects; db_prefetch's last step. */
+static const struct kv *peek_entry(const struct keyref *k) {
+    struct htable *t = table_of(k);
+    if (t->old || !t->buckets) return NULL;
+    for (struct hnode *n = t->buckets[k->hash & t->mask]; n; n = n->next)
+        if (key_match(n, k)) return (const struct kv *)n;
+    return NULL;
+}
+
+void db_prefetch(const struct keyref *k, int n, int locked) {
+    /* Step 1: the shard (its lock and table pointer share a line). */
+    for (int i = 0; i < n; i++) __builtin_prefetch(&ks.shards[k[i].shard], 1);
+    /* Step 2: the database's table header. `tables` never changes after
+     * ks_init, so reading it needs no lock. */
+    for (int i = 0; i < n; i++) __builtin_prefetch(table_of(&k[i]), 0);
+    /* Step 3: the bucket slot. A rehashing table is left alone (its
+     * lookups take the slow path anyway). */
+    for (int i = 0; i < n; i++) {
+        if (!locked) shard_lock(k[i].shard);
+        struct htable *t = table_of(&k[i]);
+        if (!t->old && t->buckets) __builtin_prefetch(&t->buckets[k[i].hash & t->mask], 0);
+        if (!locked) shard_unlock(k[i].shard);
+    }
+    /* Step 4: the first entry of the chain, two lines of it: the header
+     * and key come first, a short value right after. Entries are written
+     * by the lookup (access clock), hence the write hint. */
+    for (int i = 0; i < n; i++) {
+        if (!locked) shard_lock(k[i].shard);
+        struct htable *t = table_of(&k[i]);
+        if (!t->old && t->buckets) {
+            struct hnode *h = t->buckets[k[i].hash & t->mask];
+            if (h) {
+                __builtin_prefetch(h, 1);
+                __builtin_prefetch((const char *)h + 64, 1);
+            }
+        }
+        if (!locked) shard_unlock(k[i].shard);
+    }
+    /* Step 5: a value that lives behind the entry's pointer (a long
+     * string, an aggregate). */
+    for (int i = 0; i < n; i++) {
+        if (!locked) shard_lock(k[i].shard);
+        const struct kv *e = peek_entry(&k[i]);
+        if (e && kv_enc(e) != ENC_INT && kv_enc(e) != ENC_EMBSTR) __builtin_prefetch(kv_ptr(e), 1);
+        if (!locked) shard_unlock(k[i].shard);
+    }
+}
+
 struct kv *db_find_read(const struct keyref *k, long long now_ms) {
     struct kv *e = db_find(k, now_ms);
     if (e) SINK(hits, 1);
@@ -139,6 +188,18 @@ struct kv *db_put(const struct keyref *k, struct kv *e) {
     }
     if (kv_has_expire(e)) s->nexpires[k->db]++;
     return e;
+}
+
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire) {
+    struct hnode **link = find_link(k);
+    if (link) {
+        struct kv *e = (struct kv *)*link;
+        if (kv_overwrite_str(e, val, vlen, expire)) {
+            kv_set_clock(e, lru_clock(store_now_ms));
+            return e;
+        }
+    }
+    return db_put(k, kv_new_str(k->key, k->klen, val, vlen, expire));
 }
 
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {

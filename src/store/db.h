@@ -87,6 +87,10 @@ struct kv *db_find_read(const struct keyref *k, long long now_ms);
 /* Insert or replace the entry for k->key (e must carry that key). Frees
  * the old entry and value. Returns e. */
 struct kv *db_put(const struct keyref *k, struct kv *e);
+/* Set the string value of k (expiry `expire`, -1 none), as
+ * db_put(k, kv_new_str(...)) would, but overwriting the old entry in place
+ * when it has the same shape (kv_overwrite_str). Returns the entry. */
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire);
 /* Replace entry old (found for k) with e; old's value is NOT freed (it
  * moved into e or the caller owns it). */
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e);
@@ -102,6 +106,19 @@ void db_touch_write(const struct keyref *k);
  * written; key NULL means every key of db in that shard (SWAPDB). Set by
  * src/server/blocking.c; NULL when no blocking support is linked. */
 extern void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
+
+/* Warm the CPU caches for the lookups of n keys about to run (a pipeline's
+ * keys, or a multi-key command's). A lookup of a random key walks a chain
+ * of dependent loads (shard, table, bucket, entry, value) that each miss
+ * the cache when the keyspace is large; done for one key after another the
+ * misses come one at a time. This walks the chains of all n keys in
+ * stages, issuing every key's prefetch of one level before reading any
+ * key's next level, so the misses of different keys overlap. It changes
+ * nothing (no clock update, no lazy expiry). With `locked` the caller holds
+ * every key's shard; otherwise each step locks and unlocks the key's shard
+ * itself (the caller must then hold no shard lock). Only a hint: a key
+ * whose table changes between the steps is simply not prefetched. */
+void db_prefetch(const struct keyref *k, int n, int locked);
 
 /* Whole-keyspace helpers. Each locks what it needs. */
 unsigned long long ks_dbsize(int db);

@@ -79,6 +79,30 @@ struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t v
     return e;
 }
 
+int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
+    if (kv_type(e) != OBJ_STRING || (expire >= 0) != (kv_has_expire(e) != 0)) return 0;
+    long long v = 0;
+    int enc = vlen <= 20 && hk_str2ll(val, vlen, &v) ? ENC_INT : vlen <= KV_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
+    if (kv_enc(e) != enc) return 0;
+    if (enc == ENC_INT) {
+        memcpy(kv_val(e), &v, 8);
+    } else if (enc == ENC_EMBSTR) {
+        /* Another length would be another allocation size. */
+        if ((size_t)(e->flags >> KV_EMBLEN_SHIFT) != vlen) return 0;
+        memcpy(kv_val(e), val, vlen);
+    } else {
+        struct rawstr *s = kv_ptr(e);
+        /* Only a buffer of the size class rawstr_new would pick: one grown
+         * by APPEND keeps its slack otherwise (MEMORY USAGE would show it). */
+        if (hk_usable_size(s) != hk_good_size(sizeof(*s) + vlen + 1)) return 0;
+        memcpy(s->buf, val, vlen);
+        s->buf[vlen] = '\0';
+        s->len = (uint32_t)vlen;
+    }
+    if (expire >= 0) kv_set_expire_field(e, expire);
+    return 1;
+}
+
 struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire) {
     long long v;
     /* Integers that print back to the same bytes are stored as integers. */

@@ -115,6 +115,12 @@ size_t kv_val_size(const struct kv *e);
 /* String values: pointer and length; integers are formatted into numbuf
  * (at least 21 bytes). */
 void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len);
+/* Store a string value into e in place when the result is exactly the
+ * entry kv_new_str(key, val, vlen, expire) would build (same encoding, same
+ * allocation sizes, a TTL present in both or neither): a SET that
+ * overwrites a value of the same shape then costs no allocation. Returns 0
+ * (e untouched) when it is not. e's clock is left to the caller. */
+int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire);
 /* Integer value of a string entry if it holds a canonical integer. */
 int kv_str_ll(const struct kv *e, long long *v);
 /* Make a string entry's value a raw heap string (for in-place updates);

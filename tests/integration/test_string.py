@@ -87,6 +87,41 @@ def test_set_encodings(conn):
     assert encoding(conn, "r") == b"raw"
 
 
+def test_set_overwrite_every_shape(conn):
+    # A SET over a value of the same shape reuses the entry in place: the
+    # result must be what a SET on a fresh key gives (value, encoding, TTL,
+    # MEMORY USAGE; both keys have names of one length), whatever the old entry was.
+    cases = [
+        ("1", "99"), ("-5", "123456789"), ("12345", "012"), ("abc", "xyz"), ("abc", "abcd"),
+        ("x" * 44, "y" * 44), ("x" * 45, "y" * 45), ("x" * 64, "y" * 64), ("x" * 64, "y" * 65),
+        ("x" * 64, "7"), ("7", "z" * 64), ("x" * 100, "q" * 50), ("a" * 3000, "b" * 3000),
+    ]
+    for old, new in cases:
+        for old_ttl in (None, "100"):
+            for new_ttl in (None, "200"):
+                conn.cmd("DEL", "ka", "kb")
+                conn.cmd("SET", "ka", old, *(("EX", old_ttl) if old_ttl else ()))
+                assert conn.cmd("SET", "ka", new, *(("EX", new_ttl) if new_ttl else ())) == OK
+                conn.cmd("SET", "kb", new, *(("EX", new_ttl) if new_ttl else ()))
+                assert conn.cmd("GET", "ka") == new.encode()
+                assert encoding(conn, "ka") == encoding(conn, "kb")
+                assert need(conn, "TTL", "ka") == (-1 if new_ttl is None else 200)
+                assert conn.cmd("MEMORY", "USAGE", "ka") == conn.cmd("MEMORY", "USAGE", "kb")
+    # A string grown by APPEND has slack: SET gives a fresh, tight one.
+    conn.cmd("DEL", "ka")
+    conn.cmd("SET", "ka", "x" * 50)
+    for _ in range(20):
+        conn.cmd("APPEND", "ka", "y" * 50)
+    conn.cmd("SET", "ka", "z" * 1050)
+    conn.cmd("SET", "kb", "z" * 1050)
+    assert conn.cmd("GET", "ka") == b"z" * 1050
+    assert conn.cmd("MEMORY", "USAGE", "ka") == conn.cmd("MEMORY", "USAGE", "kb")
+    # MSET takes the same path.
+    conn.cmd("MSET", "m1", "x" * 64, "m2", "5")
+    assert conn.cmd("MSET", "m1", "w" * 64, "m2", "6") == OK
+    assert conn.cmd("MGET", "m1", "m2") == [b"w" * 64, b"6"]
+
+
 def test_set_nx_xx(conn):
     assert conn.cmd("SET", "k", "v1", "XX") is None
     assert conn.cmd("GET", "k") is None

@@ -288,6 +288,69 @@ static void test_split_line_range(void) {
     CHECK(!resp_split_line(q, 0, 4, split_push, &t));
 }
 
+/* resp_skim agrees with resp_parse on every request it takes. */
+static void skim_matches_parse(const char *req, size_t n) {
+    char *buf = malloc(n + 1);
+    memcpy(buf, req, n);
+    size_t off[8], lens[8], reqlen = 0;
+    int argc = 0;
+    CHECK(resp_skim(buf, n, off, lens, 8, &argc, &reqlen));
+    struct resp_req r;
+    CHECK_EQ_LL(parse_all(&r, buf, n, &authed), RESP_DONE);
+    CHECK_EQ_LL(argc, r.argc);
+    CHECK_EQ_LL(reqlen, r.pos);
+    for (int i = 0; i < argc && i < 8; i++) {
+        CHECK_EQ_LL(off[i], r.off[i]);
+        CHECK_EQ_LL(lens[i], r.len[i]);
+    }
+    /* Every strict prefix is incomplete. */
+    for (size_t k = 0; k < reqlen; k++) CHECK(!resp_skim(buf, k, off, lens, 8, &argc, &reqlen));
+    resp_req_free(&r);
+    free(buf);
+}
+
+static void test_skim(void) {
+    const char set[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nvalue\r\n";
+    skim_matches_parse(set, sizeof(set) - 1);
+    const char empty_arg[] = "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n";
+    skim_matches_parse(empty_arg, sizeof(empty_arg) - 1);
+    const char binary[] = "*2\r\n$3\r\nGET\r\n$4\r\n\r\n\0*\r\n";
+    skim_matches_parse(binary, sizeof(binary) - 1);
+    const char ten[] = "*10\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\ne\r\n"
+                       "$1\r\nf\r\n$1\r\ng\r\n$1\r\nh\r\n$1\r\ni\r\n$10\r\n0123456789\r\n";
+    skim_matches_parse(ten, sizeof(ten) - 1);
+
+    /* Pipelined: stops at the end of the first request; only `max`
+     * arguments are reported but the count and length are whole. */
+    char pipe[] = "*3\r\n$4\r\nMGET\r\n$1\r\na\r\n$2\r\nbc\r\n*1\r\n$4\r\nPING\r\n";
+    size_t off[2], lens[2], reqlen = 0;
+    int argc = 0;
+    CHECK(resp_skim(pipe, sizeof(pipe) - 1, off, lens, 2, &argc, &reqlen));
+    CHECK_EQ_LL(argc, 3);
+    CHECK_EQ_LL(reqlen, 29);
+    CHECK_MEM(pipe + off[1], lens[1], "a");
+    CHECK(resp_skim(pipe + 29, sizeof(pipe) - 1 - 29, off, lens, 2, &argc, &reqlen));
+    CHECK_EQ_LL(argc, 1);
+    CHECK_EQ_LL(reqlen, 14);
+    CHECK_MEM(pipe + 29 + off[0], lens[0], "PING");
+
+    /* Everything else is left to resp_parse. */
+    const char *refused[] = {
+        "PING\r\n",                     /* inline */
+        "*0\r\n",                       /* empty array */
+        "*-1\r\n",                      /* null array */
+        "*01\r\n$4\r\nPING\r\n",        /* leading zero */
+        "*1\r\n$04\r\nPING\r\n",        /* leading zero in a bulk length */
+        "*1\r\n+4\r\nPING\r\n",         /* not a bulk */
+        "*1\r\n$-1\r\n",                /* null bulk */
+        "*1\n$4\r\nPING\r\n",           /* bare LF */
+        "*2\r\n$4\r\nPING\r\n",         /* missing argument */
+        "",
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        CHECK(!resp_skim(refused[i], strlen(refused[i]), off, lens, 2, &argc, &reqlen));
+}
+
 int main(void) {
     TEST_RUN(test_multibulk_whole);
     TEST_RUN(test_multibulk_pipeline);
@@ -300,5 +363,6 @@ int main(void) {
     TEST_RUN(test_errors);
     TEST_RUN(test_limits_ok);
     TEST_RUN(test_split_line_range);
+    TEST_RUN(test_skim);
     return TEST_REPORT();
 }
