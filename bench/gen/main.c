@@ -361,6 +361,11 @@ static void issue(struct conn *c, uint64_t ts) {
 static uint64_t conn_fill(struct conn *c, uint64_t now) {
     if (c->role == ROLE_SUB || atomic_load_explicit(&stop_flag, memory_order_relaxed)) return UINT64_MAX;
     if (O.mode == MODE_CLOSED || O.mode == MODE_LOAD) {
+        /* Pipelining in batches, as redis-benchmark does: the next P
+         * requests go out when all P replies of the last batch are in.
+         * (Topping up a sliding window instead splits the server's reads
+         * into smaller ones and measures a different, costlier pattern.) */
+        if (c->q.count) return UINT64_MAX;
         while (c->quota && c->q.count < (size_t)O.pipeline && now < t_end) issue(c, now);
         return UINT64_MAX;
     }
@@ -693,7 +698,7 @@ static void usage(FILE *f) {
           "  -a PASSWORD         AUTH on every connection\n"
           "  -t, --threads N     generator threads (1)\n"
           "  -c, --connections N connections per thread (8)\n"
-          "  -P N                requests in flight per connection, closed loop (1; 32 with --load)\n"
+          "  -P N                pipeline: requests per batch on a connection, closed loop (1; 32 with --load)\n"
           "  -n N                total requests; without it the run lasts --duration\n"
           "  -d, --duration SEC  measured run time (10)\n"
           "      --warmup SEC    send but do not record for SEC first (0)\n"
