@@ -3,8 +3,8 @@
  * Speaks RESP to any Redis-compatible server over TCP or a unix socket from
  * --threads threads, each running its own epoll loop over its connections.
  * Three ways to send:
- *   closed loop  every connection keeps -P requests in flight and sends the
- *                next when a reply comes back: the maximum throughput;
+ *   closed loop  every connection sends -P requests and the next -P when
+ *                all their replies are back: the maximum throughput;
  *   open loop    (--rate) every connection sends on a fixed schedule whether
  *                or not replies come back, and a request's latency runs from
  *                the time it was *scheduled*, so a server that stalls is
