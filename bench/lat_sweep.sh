@@ -19,7 +19,7 @@ set -euo pipefail
 
 servers="hotkv redis redis-io"
 workloads="get mix"
-rates="10000,50000,100000,150000,200000,250000,300000"
+rates="10000,50000,100000,200000,300000,400000,600000,800000"
 connections="8,64"
 keys=100000
 value=256
@@ -138,7 +138,7 @@ wl_args() {
 }
 
 raw="$RESULTS/raw.csv"
-echo "server,workload,connections,requested_rate,achieved_rate,held,p50_us,p90_us,p99_us,p999_us,max_us,errors,retry" > "$raw"
+echo "server,workload,connections,requested_rate,achieved_rate,held,p50_us,p90_us,p99_us,p999_us,max_us,errors,retry,send_lag_p99_us" > "$raw"
 # CELL[server,workload,conns,rate] = "p50 p99" when held, "NS achieved"
 # when not held, "FAIL reason" when hotkv-bench failed.
 declare -A CELL MAXHELD
@@ -174,10 +174,10 @@ sweep_server() {
                         break 2
                     fi
                     line=$(lib_json "$json" achieved_rate latency_us.p50 latency_us.p90 latency_us.p99 \
-                               latency_us.p999 latency_us.max errors first_error)
-                    IFS=$'\t' read -r ach p50 p90 p99 p999 max err ferr <<< "$line"
+                               latency_us.p999 latency_us.max errors send_lag_us.p99 first_error)
+                    IFS=$'\t' read -r ach p50 p90 p99 p999 max err lag99 ferr <<< "$line"
                     held=$(awk -v a="$ach" -v q="$r" -v p="$held_pct" 'BEGIN { print (a + 0 >= p / 100 * q) ? 1 : 0 }')
-                    echo "$s,$w,$c,$r,$ach,$held,$p50,$p90,$p99,$p999,$max,$err,$a" >> "$raw"
+                    echo "$s,$w,$c,$r,$ach,$held,$p50,$p90,$p99,$p999,$max,$err,$a,$lag99" >> "$raw"
                     lib_log "$(label_of "$s") $(wl_title "$w") c$c rate $r$([ "$a" = 0 ] || echo " (retry $a)"): achieved $(lib_fmt "$ach" 0) p50 $p50 p99 $p99 us errors $err"
                     if [ "$err" != 0 ]; then
                         error_notes+="- $(label_of "$s"), $(wl_title "$w"), $c connections, $r req/s: $err errors, first: \`$ferr\`"$'\n'
@@ -185,7 +185,7 @@ sweep_server() {
                     [ "$held" = 1 ] && break
                 done
                 if [ "$held" = 1 ]; then
-                    CELL[$s,$w,$c,$r]="$p50 $p99"
+                    CELL[$s,$w,$c,$r]="$p50 $p99 $lag99"
                     MAXHELD[$s,$w,$c]=$r
                 else
                     CELL[$s,$w,$c,$r]="NS $ach"
@@ -206,7 +206,11 @@ cells() {
         "") echo "- | -" ;;
         FAIL) echo "failed | -" ;;
         NS\ *) echo "NS ($(lib_fmt "${v#NS }" 0)) | -" ;;
-        *) read -r a b <<< "$v"; echo "$(lib_fmt "$a" 1) | $(lib_fmt "$b" 1)" ;;
+        *) read -r a b g <<< "$v"
+           # Mark a step where the generator's own send lag is a large part
+           # of the measured p99: the 1-core generator is then part of it.
+           mark=$(awk -v l="${g:-0}" -v p="$b" 'BEGIN { print (l + 0 > 0.25 * p) ? " †" : "" }')
+           echo "$(lib_fmt "$a" 1) | $(lib_fmt "$b" 1)$mark" ;;
     esac
 }
 
@@ -297,6 +301,7 @@ top_mark() {
         "connections (total over $BENCH_THREADS generator thread(s)): $connections" \
         "a step is held when achieved >= $held_pct% of requested; otherwise \`NS (achieved req/s)\` and the sweep stops for that server, workload and connection count (after $retries retries of the step); \`-\`: not run" \
         "plots (p99 of held steps vs rate):${plots:- none}" \
+        "†: hotkv-bench's own send lag (how late it wrote requests against their schedule, p99, \`send_lag_us\` in the JSON) exceeded a quarter of the measured p99, so at that step the generator's CPU is part of what is measured; more client CPUs (\`--client-cpus\`) remove it" \
         "$(io_note)"
     echo
     echo "## Results"

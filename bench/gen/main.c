@@ -114,6 +114,7 @@ struct worker {
     uint64_t mix;
     struct hist hist[MAX_TEMPLATES];  /* request latency (publishers: PUBLISH round trip) */
     struct hist deliver;              /* subscribers: delivery latency */
+    struct hist lag;                  /* open loop: send time minus scheduled time */
     uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
     uint64_t sent, completed, errors, published, delivered, expected;
     uint64_t delivered_rec, expected_rec;  /* of messages published in the measured window */
@@ -342,8 +343,11 @@ static void gen_publish(struct conn *c, uint64_t sched_ns) {
     gbuf_append(&c->out, "\r\n", 2);
 }
 
-static void issue(struct conn *c, uint64_t ts) {
+static void issue(struct conn *c, uint64_t ts, uint64_t now) {
     struct worker *w = c->w;
+    /* How late the generator itself sends: when this grows, the latency
+     * measured is the generator's queue, not the server's. */
+    if (ts >= t_measure && ts < t_end && now >= ts) hist_record(&w->lag, now - ts);
     int tix = 0;
     if (c->role == ROLE_PUB) {
         gen_publish(c, ts);
@@ -366,7 +370,7 @@ static uint64_t conn_fill(struct conn *c, uint64_t now) {
          * (Topping up a sliding window instead splits the server's reads
          * into smaller ones and measures a different, costlier pattern.) */
         if (c->q.count) return UINT64_MAX;
-        while (c->quota && c->q.count < (size_t)O.pipeline && now < t_end) issue(c, now);
+        while (c->quota && c->q.count < (size_t)O.pipeline && now < t_end) issue(c, now, now);
         return UINT64_MAX;
     }
     /* Open loop: everything scheduled up to now, unless the socket is
@@ -374,7 +378,7 @@ static uint64_t conn_fill(struct conn *c, uint64_t now) {
      * late, are charged from their scheduled time. */
     while (c->quota && c->next_ns <= now && c->next_ns < t_end) {
         if (c->out.len - c->out_sent > OUT_HIGH_WATER) return UINT64_MAX;
-        issue(c, c->next_ns);
+        issue(c, c->next_ns, now);
         c->sched_k++;
         c->next_ns = c->sched_base + (uint64_t)((double)c->sched_k * c->interval_ns);
     }
@@ -583,7 +587,7 @@ static void json_str(FILE *f, const char *s) {
 }
 
 struct totals {
-    struct hist hist[MAX_TEMPLATES], all, deliver;
+    struct hist hist[MAX_TEMPLATES], all, deliver, lag;
     uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
     uint64_t sent, completed, errors, published, delivered, expected, last_done_ns;
     uint64_t delivered_rec, expected_rec;
@@ -617,6 +621,11 @@ static void report(struct totals *T) {
     fprintf(tf, "latency (usec): ");
     lat_fields(tf, O.mode == MODE_PUBSUB ? &T->deliver : &T->all, 0);
     fputc('\n', tf);
+    if (O.mode == MODE_OPEN || O.mode == MODE_PUBSUB) {
+        fprintf(tf, "send lag (usec): ");
+        lat_fields(tf, &T->lag, 0);
+        fputc('\n', tf);
+    }
     if (O.ntmpl > 1)
         for (int i = 0; i < O.ntmpl; i++) {
             fprintf(tf, "  %s: %llu, ", tmpl_command(O.tmpl[i]), (unsigned long long)T->recorded[i]);
@@ -650,6 +659,9 @@ static void report(struct totals *T) {
     const struct hist *main_h = O.mode == MODE_PUBSUB ? &T->deliver : &T->all;
     fprintf(f, ",\n \"latency_us\": ");
     lat_fields(f, main_h, 1);
+    fprintf(f, ",\n \"send_lag_us\": ");
+    if (O.mode == MODE_OPEN || O.mode == MODE_PUBSUB) lat_fields(f, &T->lag, 1);
+    else fputs("null", f);
     fprintf(f, ",\n \"per_template\": [");
     for (int i = 0; i < O.ntmpl; i++) {
         fprintf(f, "%s{\"template\": ", i ? ", " : "");
@@ -813,6 +825,7 @@ int main(int argc, char **argv) {
         rng_seed(&workers[t].rng, O.seed * 1000003 + (uint64_t)t);
         for (int i = 0; i < MAX_TEMPLATES; i++) hist_init(&workers[t].hist[i]);
         hist_init(&workers[t].deliver);
+        hist_init(&workers[t].lag);
         workers[t].epfd = epoll_create1(EPOLL_CLOEXEC);
     }
 
@@ -932,6 +945,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < MAX_TEMPLATES; i++) hist_init(&T.hist[i]);
     hist_init(&T.all);
     hist_init(&T.deliver);
+    hist_init(&T.lag);
     for (int t = 0; t < O.threads; t++) {
         struct worker *w = &workers[t];
         for (int i = 0; i < MAX_TEMPLATES; i++) {
@@ -941,6 +955,7 @@ int main(int argc, char **argv) {
             T.rec_errors[i] += w->rec_errors[i];
         }
         hist_merge(&T.deliver, &w->deliver);
+        hist_merge(&T.lag, &w->lag);
         T.sent += w->sent;
         T.completed += w->completed;
         T.errors += w->errors;

@@ -52,6 +52,7 @@ def test_closed_loop_counts_match_server(bench, new_server):
     assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p999"] <= lat["max"]
     assert sum(n for _, n in out["histogram"]) == out["requests"]
     assert abs(out["achieved_rate"] - out["requests"] / out["duration_s"]) < 1
+    assert out["send_lag_us"] is None
 
 
 def test_request_count_and_pipeline_are_exact(bench, new_server):
@@ -83,6 +84,8 @@ def test_open_loop_holds_the_rate_and_counts(bench, new_server):
     assert abs(out["requests"] - 2000) <= 4
     assert out["sent"] == out["completed_total"] == calls(c, "get")
     assert out["achieved_rate"] >= 0.97 * 2000
+    lag = out["send_lag_us"]
+    assert 0 <= lag["p50"] <= lag["p99"] <= lag["max"]
 
 
 def test_open_loop_charges_a_stall_to_the_schedule(bench, new_server):
