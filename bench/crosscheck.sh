@@ -43,15 +43,8 @@ settings against redis-server (see bench/README.md).
   --n-pipelined N      requests per run at pipeline > 1 (default $n_pn)
   --runs N             runs per tool and cell, the median is reported (default $runs)
   --hotkv-threads N    hotkv-server --threads when hotkv is in --servers (default $hotkv_threads)
-  --hotkv PATH         hotkv-server binary (default build/hotkv-server)
-  --redis PATH         redis-server binary (default redis-server in PATH)
-  --bench PATH         hotkv-bench binary (default build/hotkv-bench)
   --redis-benchmark PATH  redis-benchmark binary (default $RB_BIN)
-  --server-cpus LIST   taskset -c list for the server (default $SERVER_CPUS)
-  --client-cpus LIST   taskset -c list for both generators (default $CLIENT_CPUS)
-  --bench-threads N    generator threads, both tools (default: number of client CPUs)
-  --out DIR            results folder; this script writes DIR/crosscheck/
-                       (default bench/results/<UTC date>-<host>)
+$(lib_common_usage crosscheck)
   -h, --help           this text
 EOF
 }
@@ -67,16 +60,10 @@ while [ $# -gt 0 ]; do
         --n-pipelined) n_pn=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
-        --hotkv) HOTKV_BIN=$2; shift 2 ;;
-        --redis) REDIS_BIN=$2; shift 2 ;;
-        --bench) BENCH_BIN=$2; shift 2 ;;
         --redis-benchmark) RB_BIN=$2; shift 2 ;;
-        --server-cpus) SERVER_CPUS=$2; shift 2 ;;
-        --client-cpus) CLIENT_CPUS=$2; shift 2 ;;
-        --bench-threads) BENCH_THREADS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) if lib_common_opt "$1" "${2:-}"; then shift 2
+           else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
 for s in $servers; do
@@ -91,13 +78,6 @@ total_conns=$(( cpt * BENCH_THREADS ))
     lib_log "note: $connections connections do not divide over $BENCH_THREADS threads; both tools use $total_conns"
 rb_threads=()
 [ "$BENCH_THREADS" -le 1 ] || rb_threads=(--threads "$BENCH_THREADS")
-
-label_of() {
-    case $1 in
-        redis) echo "Redis" ;;
-        hotkv) echo "HotKV (--threads $hotkv_threads)" ;;
-    esac
-}
 
 # redis-benchmark's keys for -r K are key:%012d; load all K of them with
 # the same value size through redis-cli --pipe.
@@ -144,10 +124,7 @@ raw="$RESULTS/raw.csv"
 echo "server,pipeline,run,tool,requests,rate,p50_us,p99_us,cpu_us_per_req" > "$raw"
 declare -A HB RB HB99 RB99 HBCPU RBCPU
 for s in $servers; do
-    case $s in
-        redis) lib_start_server redis redis "$(label_of redis)" ;;
-        hotkv) lib_start_server hotkv hotkv "$(label_of hotkv)" --threads "$hotkv_threads" ;;
-    esac
+    lib_start_sweep_server "$s"
     lib_preload "$s" strings "$keys" "SET {key sequence $keys} {value $value}"
     preload_rb_keys "$s"
     lib_log "$(label_of "$s"): dbsize $(lib_cli "$s" DBSIZE)"

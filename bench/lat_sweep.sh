@@ -51,14 +51,7 @@ Open-loop fixed-rate latency sweep, HotKV vs redis-server (see bench/README.md).
   --io-threads N       redis-server --io-threads of the redis-io server (default $io_threads)
   --redis-io-cpus LIST taskset -c list for the redis-io server (default: --server-cpus)
   --hotkv-threads N    hotkv-server --threads (default $hotkv_threads)
-  --hotkv PATH         hotkv-server binary (default build/hotkv-server)
-  --redis PATH         redis-server binary (default redis-server in PATH)
-  --bench PATH         hotkv-bench binary (default build/hotkv-bench)
-  --server-cpus LIST   taskset -c list for the servers (default $SERVER_CPUS)
-  --client-cpus LIST   taskset -c list for hotkv-bench (default $CLIENT_CPUS)
-  --bench-threads N    hotkv-bench threads (default: number of client CPUs)
-  --out DIR            results folder; this script writes DIR/lat_sweep/
-                       (default bench/results/<UTC date>-<host>)
+$(lib_common_usage lat_sweep)
   --published          the published sizes: --keys 1000000 --connections 16,816
                        --step-seconds 20 --warmup 5
   -h, --help           this text
@@ -79,16 +72,10 @@ while [ $# -gt 0 ]; do
         --io-threads) io_threads=$2; shift 2 ;;
         --redis-io-cpus) redis_io_cpus=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
-        --hotkv) HOTKV_BIN=$2; shift 2 ;;
-        --redis) REDIS_BIN=$2; shift 2 ;;
-        --bench) BENCH_BIN=$2; shift 2 ;;
-        --server-cpus) SERVER_CPUS=$2; shift 2 ;;
-        --client-cpus) CLIENT_CPUS=$2; shift 2 ;;
-        --bench-threads) BENCH_THREADS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
         --published) keys=1000000; connections="16,816"; step=20; warmup=5; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) if lib_common_opt "$1" "${2:-}"; then shift 2
+           else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
 for s in $servers; do
@@ -103,26 +90,6 @@ connections=${connections//,/ }
 
 lib_init lat_sweep
 
-# A caveat for results.md when the io-threads server has fewer CPUs than
-# threads: Redis's I/O threads busy-poll for work, so on shared CPUs they
-# take time from the main thread instead of adding to it.
-io_note() {
-    local n
-    n=$(lib_cpu_count "$redis_io_cpus")
-    if [[ " $servers " == *" redis-io "* ]] && [ "$n" -lt "$io_threads" ]; then
-        echo "caveat: Redis --io-threads $io_threads runs on $n CPU(s) (\`taskset -c $redis_io_cpus\`): its I/O threads busy-poll and share the CPU with the main thread, so its numbers here say little about io-threads on a machine with CPUs to spare (use --redis-io-cpus)"
-    else
-        echo "Redis --io-threads $io_threads pinned to \`taskset -c $redis_io_cpus\`"
-    fi
-}
-
-label_of() {
-    case $1 in
-        hotkv) echo "HotKV (--threads $hotkv_threads)" ;;
-        redis) echo "Redis" ;;
-        redis-io) echo "Redis --io-threads $io_threads" ;;
-    esac
-}
 wl_title() {
     case $1 in
         get) echo "GET" ;;
@@ -147,12 +114,7 @@ error_notes=""
 sweep_server() {
     local s=$1 w c r json line ach p50 p90 p99 p999 max err ferr held cpt
     local -a args extra
-    case $s in
-        hotkv) lib_start_server hotkv hotkv "$(label_of hotkv)" --threads "$hotkv_threads" ;;
-        redis) lib_start_server redis redis "$(label_of redis)" ;;
-        redis-io) START_CPUS=$redis_io_cpus lib_start_server redis-io redis "$(label_of redis-io)" \
-                      --io-threads "$io_threads" --io-threads-do-reads yes ;;
-    esac
+    lib_start_sweep_server "$s"
     lib_preload "$s" strings "$keys" "SET {key sequence $keys} {value $value}"
     extra=()
     [ "$warmup" = 0 ] || extra=(--warmup "$warmup")
@@ -237,45 +199,13 @@ for w in $workloads; do
             done
             echo
         } >> "$tables"
-        if [ "$have_gp" = 1 ]; then
-            png="lat-$w-c$c.png"
-            plotcmd=""
-            for s in $servers; do
-                dat="$RESULTS/lat-$w-c$c-$s.dat"
-                : > "$dat"
-                for r in $rates; do
-                    v=${CELL[$s,$w,$c,$r]:-}
-                    case $v in ""|FAIL|NS\ *) ;; *) read -r a b <<< "$v"; echo "$r $a $b" >> "$dat" ;; esac
-                done
-                [ -s "$dat" ] || continue
-                plotcmd+="${plotcmd:+, }\"$dat\" using 1:3 with linespoints lw 2 pt 7 title \"$(label_of "$s") p99\""
-            done
-            if [ -n "$plotcmd" ]; then
-                gnuplot <<EOF 2> "$RESULTS/gnuplot.err" || cat "$RESULTS/gnuplot.err" >&2
-set terminal pngcairo size 1000,600 font ",10"
-set output "$RESULTS/$png"
-set title "p99 latency vs requested rate: $(wl_title "$w"), $c connections, ${value}-byte values, held steps only"
-set xlabel "requested rate (req/s)"
-set ylabel "p99 latency (µs)"
-set format x "%.0s%c"
-set logscale y
-set format y "%.0f"
-set grid
-set key top left
-plot $plotcmd
-EOF
-                plots+=" $png"
-            fi
+        if [ "$have_gp" = 1 ] && lib_plot_p99 "lat-$w-c$c" "$w,$c" \
+               "p99 latency vs requested rate: $(wl_title "$w"), $c connections, ${value}-byte values, held steps only" \
+               "requested rate (req/s)" "p99 latency (µs)"; then
+            plots+=" lat-$w-c$c.png"
         fi
     done
 done
-
-# The highest held rate; "≥ R" when it is the last step of --rates (the
-# sweep did not reach the server's limit).
-top_mark() {
-    local last=${rates##* }
-    if [ "$1" = "$last" ]; then echo "≥ $1 (last step)"; else echo "$1"; fi
-}
 
 {
     echo "### Highest held rate (req/s)"
@@ -286,7 +216,7 @@ top_mark() {
     for w in $workloads; do
         for c in $connections; do
             row="| $(wl_title "$w") | $c |"
-            for s in $servers; do row+=" $(top_mark "${MAXHELD[$s,$w,$c]:--}") |"; done
+            for s in $servers; do row+=" $(lib_top_mark "${MAXHELD[$s,$w,$c]:--}") |"; done
             echo "$row"
         done
     done
@@ -302,7 +232,7 @@ top_mark() {
         "a step is held when achieved >= $held_pct% of requested; otherwise \`NS (achieved req/s)\` and the sweep stops for that server, workload and connection count (after $retries retries of the step); \`-\`: not run" \
         "plots (p99 of held steps vs rate):${plots:- none}" \
         "†: hotkv-bench's own send lag (how late it wrote requests against their schedule, p99, \`send_lag_us\` in the JSON) exceeded a quarter of the measured p99, so at that step the generator's CPU is part of what is measured; more client CPUs (\`--client-cpus\`) remove it" \
-        "$(io_note)"
+        "$(lib_io_note)"
     echo
     echo "## Results"
     echo

@@ -323,3 +323,111 @@ lib_have_gnuplot() {
     echo "${0##*/}: gnuplot not found (scripts/deps.sh bench): no plots" >&2
     return 1
 }
+
+# The options every sweep script takes alike. Sets the matching global and
+# returns 0 when $1 is one of them (the caller then shifts 2), else 1.
+lib_common_opt() {
+    case "$1" in
+        --hotkv) HOTKV_BIN=$2 ;;
+        --redis) REDIS_BIN=$2 ;;
+        --bench) BENCH_BIN=$2 ;;
+        --server-cpus) SERVER_CPUS=$2 ;;
+        --client-cpus) CLIENT_CPUS=$2 ;;
+        --bench-threads) BENCH_THREADS=$2 ;;
+        --out) OUT_DIR=$2 ;;
+        *) return 1 ;;
+    esac
+}
+
+# Usage lines of lib_common_opt's options; $1 = the script's results subfolder.
+lib_common_usage() {
+    cat <<EOF
+  --hotkv PATH         hotkv-server binary (default build/hotkv-server)
+  --redis PATH         redis-server binary (default redis-server in PATH)
+  --bench PATH         hotkv-bench binary (default build/hotkv-bench)
+  --server-cpus LIST   taskset -c list for the servers (default $SERVER_CPUS)
+  --client-cpus LIST   taskset -c list for the load generators (default $CLIENT_CPUS)
+  --bench-threads N    generator threads (default: number of client CPUs)
+  --out DIR            results folder; this script writes DIR/$1/
+                       (default bench/results/<UTC date>-<host>)
+EOF
+}
+
+# A sweep's highest held rate, "≥ R (last step)" when it is the last of
+# $rates (the sweep did not reach the server's limit).
+# shellcheck disable=SC2154  # rates is the calling script's
+lib_top_mark() {
+    local last=${rates##* }
+    if [ "$1" = "$last" ]; then echo "≥ $1 (last step)"; else echo "$1"; fi
+}
+
+# Plot the p99 of the held steps of a sweep against the rate, one line per
+# server of $servers, from the script's CELL["server,KEY,rate"] = "p50 p99 ..."
+# (cells starting with NS or FAIL are skipped) and its label_of function.
+# $1 = file base name (BASE.png, BASE-server.dat), $2 = KEY, $3 = title,
+# $4 = x label, $5 = y label. Returns 0 when a PNG was drawn.
+# shellcheck disable=SC2154  # servers, rates and CELL are the calling script's
+lib_plot_p99() {
+    local base=$1 key=$2 s r v a b dat plotcmd=""
+    for s in $servers; do
+        dat="$RESULTS/$base-$s.dat"
+        : > "$dat"
+        for r in $rates; do
+            v=${CELL[$s,$key,$r]:-}
+            case $v in ""|FAIL|NS\ *) ;; *) read -r a b _ <<< "$v"; echo "$r $a $b" >> "$dat" ;; esac
+        done
+        [ -s "$dat" ] || continue
+        plotcmd+="${plotcmd:+, }\"$dat\" using 1:3 with linespoints lw 2 pt 7 title \"$(label_of "$s") p99\""
+    done
+    [ -n "$plotcmd" ] || return 1
+    gnuplot <<GP 2> "$RESULTS/gnuplot.err" || cat "$RESULTS/gnuplot.err" >&2
+set terminal pngcairo size 1000,600 font ",10"
+set output "$RESULTS/$base.png"
+set title "$3"
+set xlabel "$4"
+set ylabel "$5"
+set format x "%.0s%c"
+set logscale y
+set format y "%.0f"
+set grid
+set key top left
+plot $plotcmd
+GP
+}
+
+# The servers the scripts compare: hotkv (--threads $hotkv_threads), redis,
+# and redis-io (redis-server --io-threads $io_threads, pinned to
+# $redis_io_cpus); the variables are the calling script's.
+# shellcheck disable=SC2154
+label_of() {
+    case $1 in
+        hotkv) echo "HotKV (--threads $hotkv_threads)" ;;
+        redis) echo "Redis" ;;
+        redis-io) echo "Redis --io-threads $io_threads" ;;
+    esac
+}
+
+# Start server $1 (hotkv, redis or redis-io) with the settings label_of names.
+# shellcheck disable=SC2154
+lib_start_sweep_server() {
+    case $1 in
+        hotkv) lib_start_server hotkv hotkv "$(label_of hotkv)" --threads "$hotkv_threads" ;;
+        redis) lib_start_server redis redis "$(label_of redis)" ;;
+        redis-io) START_CPUS=$redis_io_cpus lib_start_server redis-io redis "$(label_of redis-io)" \
+                      --io-threads "$io_threads" --io-threads-do-reads yes ;;
+    esac
+}
+
+# A caveat for results.md when the io-threads server has fewer CPUs than
+# threads: Redis's I/O threads busy-poll for work, so on shared CPUs they
+# take time from the main thread instead of adding to it.
+# shellcheck disable=SC2154
+lib_io_note() {
+    local n
+    n=$(lib_cpu_count "$redis_io_cpus")
+    if [[ " $servers " == *" redis-io "* ]] && [ "$n" -lt "$io_threads" ]; then
+        echo "caveat: Redis --io-threads $io_threads runs on $n CPU(s) (\`taskset -c $redis_io_cpus\`): its I/O threads busy-poll and share the CPU with the main thread, so its numbers here say little about io-threads on a machine with CPUs to spare (use --redis-io-cpus)"
+    else
+        echo "Redis --io-threads $io_threads pinned to \`taskset -c $redis_io_cpus\`"
+    fi
+}

@@ -52,14 +52,7 @@ Pub/sub delivery latency at fixed publish rates, HotKV vs redis-server (see benc
   --io-threads N       redis-server --io-threads of the redis-io server (default $io_threads)
   --redis-io-cpus LIST taskset -c list for the redis-io server (default: --server-cpus)
   --hotkv-threads N    hotkv-server --threads (default $hotkv_threads)
-  --hotkv PATH         hotkv-server binary (default build/hotkv-server)
-  --redis PATH         redis-server binary (default redis-server in PATH)
-  --bench PATH         hotkv-bench binary (default build/hotkv-bench)
-  --server-cpus LIST   taskset -c list for the servers (default $SERVER_CPUS)
-  --client-cpus LIST   taskset -c list for hotkv-bench (default $CLIENT_CPUS)
-  --bench-threads N    hotkv-bench threads (default: number of client CPUs)
-  --out DIR            results folder; this script writes DIR/ps_sweep/
-                       (default bench/results/<UTC date>-<host>)
+$(lib_common_usage ps_sweep)
   --published          the published sizes: --subscribers 1,50 --publishers 8
                        --channels 8 --step-seconds 20 --warmup 5
   -h, --help           this text
@@ -80,16 +73,10 @@ while [ $# -gt 0 ]; do
         --io-threads) io_threads=$2; shift 2 ;;
         --redis-io-cpus) redis_io_cpus=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
-        --hotkv) HOTKV_BIN=$2; shift 2 ;;
-        --redis) REDIS_BIN=$2; shift 2 ;;
-        --bench) BENCH_BIN=$2; shift 2 ;;
-        --server-cpus) SERVER_CPUS=$2; shift 2 ;;
-        --client-cpus) CLIENT_CPUS=$2; shift 2 ;;
-        --bench-threads) BENCH_THREADS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
         --published) subscribers="1,50"; publishers=8; channels=8; step=20; warmup=5; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) if lib_common_opt "$1" "${2:-}"; then shift 2
+           else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
 for s in $servers; do
@@ -101,26 +88,6 @@ subscribers=${subscribers//,/ }
 
 lib_init ps_sweep
 
-# A caveat for results.md when the io-threads server has fewer CPUs than
-# threads: Redis's I/O threads busy-poll for work, so on shared CPUs they
-# take time from the main thread instead of adding to it.
-io_note() {
-    local n
-    n=$(lib_cpu_count "$redis_io_cpus")
-    if [[ " $servers " == *" redis-io "* ]] && [ "$n" -lt "$io_threads" ]; then
-        echo "caveat: Redis --io-threads $io_threads runs on $n CPU(s) (\`taskset -c $redis_io_cpus\`): its I/O threads busy-poll and share the CPU with the main thread, so its numbers here say little about io-threads on a machine with CPUs to spare (use --redis-io-cpus)"
-    else
-        echo "Redis --io-threads $io_threads pinned to \`taskset -c $redis_io_cpus\`"
-    fi
-}
-
-label_of() {
-    case $1 in
-        hotkv) echo "HotKV (--threads $hotkv_threads)" ;;
-        redis) echo "Redis" ;;
-        redis-io) echo "Redis --io-threads $io_threads" ;;
-    esac
-}
 
 raw="$RESULTS/raw.csv"
 echo "server,subscribers,requested_rate,achieved_rate,published,delivered,expected,held,p50_us,p90_us,p99_us,p999_us,max_us,errors,retry" > "$raw"
@@ -132,12 +99,7 @@ error_notes=""
 sweep_server() {
     local s=$1 m r json line ach pub del exp p50 p90 p99 p999 max err ferr held
     local -a extra
-    case $s in
-        hotkv) lib_start_server hotkv hotkv "$(label_of hotkv)" --threads "$hotkv_threads" ;;
-        redis) lib_start_server redis redis "$(label_of redis)" ;;
-        redis-io) START_CPUS=$redis_io_cpus lib_start_server redis-io redis "$(label_of redis-io)" \
-                      --io-threads "$io_threads" --io-threads-do-reads yes ;;
-    esac
+    lib_start_sweep_server "$s"
     if ! lib_probe "$s" PUBLISH bench:probe x; then
         lib_log "$(label_of "$s"): no PUBLISH (n/a)"
         NA[$s]=1
@@ -224,44 +186,12 @@ for m in $subscribers; do
         done
         echo
     } >> "$tables"
-    if [ "$have_gp" = 1 ]; then
-        png="ps-s$m.png"
-        plotcmd=""
-        for s in $servers; do
-            dat="$RESULTS/ps-s$m-$s.dat"
-            : > "$dat"
-            for r in $rates; do
-                v=${CELL[$s,$m,$r]:-}
-                case $v in ""|FAIL|NS\ *) ;; *) read -r a b <<< "$v"; echo "$r $a $b" >> "$dat" ;; esac
-            done
-            [ -s "$dat" ] || continue
-            plotcmd+="${plotcmd:+, }\"$dat\" using 1:3 with linespoints lw 2 pt 7 title \"$(label_of "$s") p99\""
-        done
-        if [ -n "$plotcmd" ]; then
-            gnuplot <<EOF 2> "$RESULTS/gnuplot.err" || cat "$RESULTS/gnuplot.err" >&2
-set terminal pngcairo size 1000,600 font ",10"
-set output "$RESULTS/$png"
-set title "pub/sub delivery p99 vs publish rate: $m subscriber(s), $publishers publisher(s), $channels channel(s), ${payload}-byte messages, held steps only"
-set xlabel "publish rate (messages/s)"
-set ylabel "p99 delivery latency (µs)"
-set format x "%.0s%c"
-set logscale y
-set format y "%.0f"
-set grid
-set key top left
-plot $plotcmd
-EOF
-            plots+=" $png"
-        fi
+    if [ "$have_gp" = 1 ] && lib_plot_p99 "ps-s$m" "$m" \
+           "pub/sub delivery p99 vs publish rate: $m subscriber(s), $publishers publisher(s), $channels channel(s), ${payload}-byte messages, held steps only" \
+           "publish rate (messages/s)" "p99 delivery latency (µs)"; then
+        plots+=" ps-s$m.png"
     fi
 done
-
-# The highest held rate; "≥ R" when it is the last step of --rates (the
-# sweep did not reach the server's limit).
-top_mark() {
-    local last=${rates##* }
-    if [ "$1" = "$last" ]; then echo "≥ $1 (last step)"; else echo "$1"; fi
-}
 
 {
     echo "### Highest held publish rate (msg/s)"
@@ -272,7 +202,7 @@ top_mark() {
     for m in $subscribers; do
         row="| $m |"
         for s in $servers; do
-            if [ -n "${NA[$s]:-}" ]; then row+=" n/a |"; else row+=" $(top_mark "${MAXHELD[$s,$m]:--}") |"; fi
+            if [ -n "${NA[$s]:-}" ]; then row+=" n/a |"; else row+=" $(lib_top_mark "${MAXHELD[$s,$m]:--}") |"; fi
         done
         echo "$row"
     done
@@ -286,7 +216,7 @@ top_mark() {
         "subscriber counts: $subscribers" \
         "a step is held when the achieved publish rate is >= $held_pct% of requested and >= $held_pct% of the expected deliveries arrived; otherwise \`NS (achieved msg/s)\` and the sweep stops for that server and subscriber count (after $retries retries of the step); \`-\`: not run; n/a: no pub/sub (\"ERR unknown command\" to PUBLISH)" \
         "plots (p99 of held steps vs rate):${plots:- none}" \
-        "$(io_note)"
+        "$(lib_io_note)"
     echo
     echo "## Results"
     echo

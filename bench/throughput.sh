@@ -51,14 +51,7 @@ Closed-loop throughput per command, HotKV vs redis-server (see bench/README.md).
   --duration SEC       seconds per run (default $duration)
   --warmup SEC         unrecorded seconds before each run (default $warmup)
   --hotkv-threads N    hotkv-server --threads (default $hotkv_threads)
-  --hotkv PATH         hotkv-server binary (default build/hotkv-server)
-  --redis PATH         redis-server binary (default redis-server in PATH)
-  --bench PATH         hotkv-bench binary (default build/hotkv-bench)
-  --server-cpus LIST   taskset -c list for the servers (default $SERVER_CPUS)
-  --client-cpus LIST   taskset -c list for hotkv-bench (default $CLIENT_CPUS)
-  --bench-threads N    hotkv-bench threads (default: number of client CPUs)
-  --out DIR            results folder; this script writes DIR/throughput/
-                       (default bench/results/<UTC date>-<host>)
+$(lib_common_usage throughput)
   --published          the published sizes: --keys 1000000 --coll-len 10000
                        --duration 20 --warmup 2
   -h, --help           this text
@@ -79,16 +72,10 @@ while [ $# -gt 0 ]; do
         --duration) duration=$2; shift 2 ;;
         --warmup) warmup=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
-        --hotkv) HOTKV_BIN=$2; shift 2 ;;
-        --redis) REDIS_BIN=$2; shift 2 ;;
-        --bench) BENCH_BIN=$2; shift 2 ;;
-        --server-cpus) SERVER_CPUS=$2; shift 2 ;;
-        --client-cpus) CLIENT_CPUS=$2; shift 2 ;;
-        --bench-threads) BENCH_THREADS=$2; shift 2 ;;
-        --out) OUT_DIR=$2; shift 2 ;;
         --published) keys=1000000; coll_len=10000; duration=20; warmup=2; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) if lib_common_opt "$1" "${2:-}"; then shift 2
+           else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
 for c in $commands; do
@@ -172,12 +159,8 @@ first_errors=""
 # in time, one after the other), the probe, the preload, the runs.
 measure() {
     local s=$1 c=$2 P r sha tmpl pre json line rate p50 p99 req err ferr label
-    case $s in
-        hotkv) label="HotKV (--threads $hotkv_threads)"
-               lib_start_server hotkv hotkv "$label" --threads "$hotkv_threads" ;;
-        redis) label="Redis"
-               lib_start_server redis redis "$label" ;;
-    esac
+    label=$(label_of "$s")
+    lib_start_sweep_server "$s"
     if ! sha=$(probe "$s" "$c"); then
         lib_log "$label: $c not served (n/a)"
         for P in $pipelines; do RATE[$s,$c,$P]="n/a"; P99[$s,$c,$P]="n/a"; done
