@@ -224,31 +224,11 @@ done
 
 [ -s "$RESULTS/gnuplot.err" ] || rm -f "$RESULTS/gnuplot.err"
 
-{
-    lib_header "Fixed-rate latency sweep: HotKV vs Redis" \
-        "open loop (\`--rate\`, latency from the scheduled send time), steps of $step s after $warmup s warmup, rates: $rates req/s" \
-        "keyspace: $keys keys \`key_%010d\` preloaded with $value-byte values (\`SET {key sequence $keys} {value $value}\`, --load); GET: \`GET {key uniform $keys}\`; 1:10: \`--ratio 1:10 \"SET {key uniform $keys} {value $value}\" \"GET {key uniform $keys}\"\`" \
-        "connections (total over $BENCH_THREADS generator thread(s)): $connections" \
-        "a step is held when achieved >= $held_pct% of requested; otherwise \`NS (achieved req/s)\` and the sweep stops for that server, workload and connection count (after $retries retries of the step); \`-\`: not run" \
-        "plots (p99 of held steps vs rate):${plots:- none}" \
-        "†: hotkv-bench's own send lag (how late it wrote requests against their schedule, p99, \`send_lag_us\` in the JSON) exceeded a quarter of the measured p99, so at that step the generator's CPU is part of what is measured; more client CPUs (\`--client-cpus\`) remove it" \
-        "$(lib_io_note)"
-    echo
-    echo "## Results"
-    echo
-    cat "$RESULTS/maxheld.md"
-    echo
-    cat "$tables"
-    if [ -n "$error_notes" ]; then
-        echo "⚠ steps with error replies:"
-        echo
-        printf '%s' "$error_notes"
-    fi
-    lib_server_section
-} > "$RESULTS/results.md"
-
-echo
-cat "$RESULTS/maxheld.md"
-echo
-cat "$tables"
-echo "results: $RESULTS" >&2
+lib_sweep_report "Fixed-rate latency sweep: HotKV vs Redis" \
+    "open loop (\`--rate\`, latency from the scheduled send time), steps of $step s after $warmup s warmup, rates: $rates req/s" \
+    "keyspace: $keys keys \`key_%010d\` preloaded with $value-byte values (\`SET {key sequence $keys} {value $value}\`, --load); GET: \`GET {key uniform $keys}\`; 1:10: \`--ratio 1:10 \"SET {key uniform $keys} {value $value}\" \"GET {key uniform $keys}\"\`" \
+    "connections (total over $BENCH_THREADS generator thread(s)): $connections" \
+    "a step is held when achieved >= $held_pct% of requested; otherwise \`NS (achieved req/s)\` and the sweep stops for that server, workload and connection count (after $retries retries of the step); \`-\`: not run" \
+    "plots (p99 of held steps vs rate):${plots:- none}" \
+    "†: hotkv-bench's own send lag (how late it wrote requests against their schedule, p99, \`send_lag_us\` in the JSON) exceeded a quarter of the measured p99, so at that step the generator's CPU is part of what is measured; more client CPUs (\`--client-cpus\`) remove it" \
+    "$(lib_io_note)"

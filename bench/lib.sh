@@ -431,3 +431,30 @@ lib_io_note() {
         echo "Redis --io-threads $io_threads pinned to \`taskset -c $redis_io_cpus\`"
     fi
 }
+
+# Write a sweep's results.md and print its tables: lib_header with the
+# arguments given, then $RESULTS/maxheld.md, the script's $tables file, its
+# $error_notes and the server section.
+# shellcheck disable=SC2154
+lib_sweep_report() {
+    {
+        lib_header "$@"
+        echo
+        echo "## Results"
+        echo
+        cat "$RESULTS/maxheld.md"
+        echo
+        cat "$tables"
+        if [ -n "$error_notes" ]; then
+            echo "⚠ steps with error replies:"
+            echo
+            printf '%s' "$error_notes"
+        fi
+        lib_server_section
+    } > "$RESULTS/results.md"
+    echo
+    cat "$RESULTS/maxheld.md"
+    echo
+    cat "$tables"
+    echo "results: $RESULTS" >&2
+}

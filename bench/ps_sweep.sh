@@ -210,29 +210,9 @@ done
 
 [ -s "$RESULTS/gnuplot.err" ] || rm -f "$RESULTS/gnuplot.err"
 
-{
-    lib_header "Pub/sub delivery latency: HotKV vs Redis" \
-        "\`hotkv-bench --pubsub\`: $publishers publisher(s) at a fixed total publish rate, $channels channel(s), $payload-byte payloads carrying the scheduled send time; latency = receive time - scheduled publish time; steps of $step s after $warmup s warmup; rates: $rates msg/s" \
-        "subscriber counts: $subscribers" \
-        "a step is held when the achieved publish rate is >= $held_pct% of requested and >= $held_pct% of the expected deliveries arrived; otherwise \`NS (achieved msg/s)\` and the sweep stops for that server and subscriber count (after $retries retries of the step); \`-\`: not run; n/a: no pub/sub (\"ERR unknown command\" to PUBLISH)" \
-        "plots (p99 of held steps vs rate):${plots:- none}" \
-        "$(lib_io_note)"
-    echo
-    echo "## Results"
-    echo
-    cat "$RESULTS/maxheld.md"
-    echo
-    cat "$tables"
-    if [ -n "$error_notes" ]; then
-        echo "⚠ steps with error replies:"
-        echo
-        printf '%s' "$error_notes"
-    fi
-    lib_server_section
-} > "$RESULTS/results.md"
-
-echo
-cat "$RESULTS/maxheld.md"
-echo
-cat "$tables"
-echo "results: $RESULTS" >&2
+lib_sweep_report "Pub/sub delivery latency: HotKV vs Redis" \
+    "\`hotkv-bench --pubsub\`: $publishers publisher(s) at a fixed total publish rate, $channels channel(s), $payload-byte payloads carrying the scheduled send time; latency = receive time - scheduled publish time; steps of $step s after $warmup s warmup; rates: $rates msg/s" \
+    "subscriber counts: $subscribers" \
+    "a step is held when the achieved publish rate is >= $held_pct% of requested and >= $held_pct% of the expected deliveries arrived; otherwise \`NS (achieved msg/s)\` and the sweep stops for that server and subscriber count (after $retries retries of the step); \`-\`: not run; n/a: no pub/sub (\"ERR unknown command\" to PUBLISH)" \
+    "plots (p99 of held steps vs rate):${plots:- none}" \
+    "$(lib_io_note)"
