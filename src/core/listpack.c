@@ -123,33 +123,49 @@ static uint64_t lp_rd_le(const unsigned char *p, unsigned n) {
     return u;
 }
 
-static void lp_decode(const unsigned char *p, struct lp_dec *d) {
+/* Head size and payload size of the element at p, without decoding an
+ * integer's value; returns 1 for an integer element. */
+static inline int lp_head(const unsigned char *p, size_t *head, size_t *plen) {
     unsigned char b = p[0];
-    d->is_int = 0;
-    d->plen = 0;
-    d->v = 0;
+    *plen = 0;
     if (b < 0x80) {
-        d->head = 1;
-        d->is_int = 1;
-        d->v = b;
-    } else if (b < 0xC0) {
-        d->head = 1;
-        d->plen = b & 0x3F;
-    } else if (b < 0xE0) {
-        d->head = 2;
-        d->plen = ((size_t)(b & 0x1F) << 8) | p[1];
-    } else if (b < 0xF0) {
-        d->head = 2;
-        d->is_int = 1;
-        d->v = lp_sext(((uint64_t)(b & 0x0F) << 8) | p[1], 12);
-    } else if (b == LP_ENC_STR32) {
-        d->head = 5;
-        d->plen = (size_t)lp_rd_le(p + 1, 4);
-    } else {
-        unsigned n = b == LP_ENC_INT16 ? 2 : b == LP_ENC_INT24 ? 3 : b == LP_ENC_INT32 ? 4 : 8;
-        d->head = 1 + n;
-        d->is_int = 1;
-        d->v = lp_sext(lp_rd_le(p + 1, n), n * 8);
+        *head = 1;
+        return 1;
+    }
+    if (b < 0xC0) {
+        *head = 1;
+        *plen = b & 0x3F;
+        return 0;
+    }
+    if (b < 0xE0) {
+        *head = 2;
+        *plen = ((size_t)(b & 0x1F) << 8) | p[1];
+        return 0;
+    }
+    if (b < 0xF0) {
+        *head = 2;
+        return 1;
+    }
+    if (b == LP_ENC_STR32) {
+        *head = 5;
+        *plen = (size_t)lp_rd_le(p + 1, 4);
+        return 0;
+    }
+    *head = 1 + (b == LP_ENC_INT16 ? 2 : b == LP_ENC_INT24 ? 3 : b == LP_ENC_INT32 ? 4 : 8);
+    return 1;
+}
+
+static void lp_decode(const unsigned char *p, struct lp_dec *d) {
+    d->is_int = lp_head(p, &d->head, &d->plen);
+    d->v = 0;
+    if (d->is_int) {
+        unsigned char b = p[0];
+        if (b < 0x80)
+            d->v = b;
+        else if (b < 0xF0)
+            d->v = lp_sext(((uint64_t)(b & 0x0F) << 8) | p[1], 12);
+        else
+            d->v = lp_sext(lp_rd_le(p + 1, (unsigned)d->head - 1), (unsigned)(d->head - 1) * 8);
     }
     d->payload = p + d->head;
 }
@@ -204,9 +220,9 @@ static size_t lp_encode_str(unsigned char *hdr, size_t len) {
 
 /* Total bytes of the element starting at p. */
 static size_t lp_elem_size(const unsigned char *p) {
-    struct lp_dec d;
-    lp_decode(p, &d);
-    size_t n = d.head + d.plen;
+    size_t head, plen;
+    lp_head(p, &head, &plen);
+    size_t n = head + plen;
     return n + lp_backlen_size(n);
 }
 
@@ -288,38 +304,6 @@ int lp_eq(const lpack *lp, size_t pos, const char *s, size_t len) {
     return lp_eq_parsed(lp, pos, s, len, is_num, num);
 }
 
-/* Head size and payload size of the element at p, without decoding an
- * integer's value; returns 1 for an integer element. */
-static inline int lp_head(const unsigned char *p, size_t *head, size_t *plen) {
-    unsigned char b = p[0];
-    *plen = 0;
-    if (b < 0x80) {
-        *head = 1;
-        return 1;
-    }
-    if (b < 0xC0) {
-        *head = 1;
-        *plen = b & 0x3F;
-        return 0;
-    }
-    if (b < 0xE0) {
-        *head = 2;
-        *plen = ((size_t)(b & 0x1F) << 8) | p[1];
-        return 0;
-    }
-    if (b < 0xF0) {
-        *head = 2;
-        return 1;
-    }
-    if (b == LP_ENC_STR32) {
-        *head = 5;
-        *plen = (size_t)lp_rd_le(p + 1, 4);
-        return 0;
-    }
-    *head = 1 + (b == LP_ENC_INT16 ? 2 : b == LP_ENC_INT24 ? 3 : b == LP_ENC_INT32 ? 4 : 8);
-    return 1;
-}
-
 /* The scan behind HGET, SISMEMBER, ZSCORE and friends on small values:
  * each element's head is read once, for both the comparison and the step
  * to the next one, and an integer's value is decoded only when the needle
@@ -338,11 +322,7 @@ size_t lp_find(const lpack *lp, size_t start, const char *s, size_t len, unsigne
             return pos;
         size_t n = head + plen;
         pos += n + lp_backlen_size(n);
-        for (unsigned i = 0; i < skip && pos < end; i++) {
-            lp_head(lp + pos, &head, &plen);
-            n = head + plen;
-            pos += n + lp_backlen_size(n);
-        }
+        for (unsigned i = 0; i < skip && pos < end; i++) pos += lp_elem_size(lp + pos);
     }
     return LP_NONE;
 }
