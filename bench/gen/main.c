@@ -485,13 +485,12 @@ static void conn_read(struct conn *c) {
 }
 
 static void publish_progress(struct worker *w) {
-    uint64_t out = 0;
-    int idle = 1;
+    uint64_t out = 0, now = now_ns();
+    int idle = 1, closed = O.mode == MODE_CLOSED || O.mode == MODE_LOAD;
     for (int i = 0; i < w->nconns; i++) {
         struct conn *c = &w->conns[i];
         out += c->q.count;
-        int closed = O.mode == MODE_CLOSED || O.mode == MODE_LOAD;
-        if (c->role != ROLE_SUB && c->quota && (closed ? now_ns() < t_end : c->next_ns < t_end)) idle = 0;
+        if (c->role != ROLE_SUB && c->quota && (closed ? now < t_end : c->next_ns < t_end)) idle = 0;
     }
     atomic_store_explicit(&w->a_completed, w->completed, memory_order_relaxed);
     atomic_store_explicit(&w->a_outstanding, out, memory_order_relaxed);
