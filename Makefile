@@ -33,6 +33,9 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 else
 SANFLAGS := -fsanitize=$(SANITIZER)
 endif
+# Sanitizer builds also check invariants: every keyspace access happens
+# with its shard locked (HK_ASSERT_HELD), deferred replies are filled.
+SANFLAGS += -DHK_DEBUG
 endif
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
@@ -44,7 +47,7 @@ LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LIBS := $(ALLOC_LIBS) -lm
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c)
-SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c)
+SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/types/*.c) $(wildcard src/cmd/*.c)
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 UNIT_SRC := $(filter-out tests/unit/test_bench.c,$(wildcard tests/unit/test_*.c))

@@ -33,7 +33,7 @@ static const unsigned char *bytes_of(const struct kv *e, char *nb, size_t *len) 
 /* Parse a bit offset. With `bits` > 0 a "#n" form means n * bits (the
  * BITFIELD addressing). Offsets whose byte is past the string size limit
  * are refused with Redis's error. */
-static int parse_bit_offset(struct client *c, const hk_slice *a, int bits, uint64_t *out) {
+static int parse_bit_offset(struct cmd_ctx *c, const hk_slice *a, int bits, uint64_t *out) {
     int hash = bits > 0 && a->len > 0 && a->ptr[0] == '#';
     long long v;
     if (!hk_str2ll(a->ptr + hash, a->len - (size_t)hash, &v)) {
@@ -57,18 +57,25 @@ static int parse_bit_offset(struct client *c, const hk_slice *a, int bits, uint6
 
 /* The value of key argv[1] as a raw string at least `minlen` bytes long
  * (zero padded), created when absent; for the bit writers. Returns NULL
- * after WRONGTYPE. *grown is set when the key was created or lengthened. */
-static struct rawstr *bit_target(struct client *c, const struct keyref *k, size_t minlen, int *grown) {
+ * after WRONGTYPE. *grown is set when the key was created or lengthened,
+ * which is a write reported here as "setbit"; changing bits of what was
+ * already there is the caller's to report (before it changes them). */
+static struct rawstr *bit_target(struct cmd_ctx *c, const struct keyref *k, size_t minlen, int *grown) {
     struct kv *e = lookup_write(c, k);
     if (e && !check_type(c, e, OBJ_STRING)) return NULL;
     struct rawstr *s;
     if (!e) {
-        db_put(k, strval_new_zeroed(k, minlen, &s));
+        db_put(k, strval_new_zeroed(k, minlen, &s), KEV_SETBIT);
         *grown = 1;
         return s;
     }
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    *grown = len < minlen;
+    if (*grown) db_written(k, KEV_SETBIT);
     s = strval_unshare(k, &e, minlen);
-    *grown = s->len < minlen;
     rawstr_growzero(s, minlen);
     return s;
 }
@@ -88,12 +95,12 @@ static long long popcount(const unsigned char *p, size_t n) {
 
 /* ---- SETBIT / GETBIT --------------------------------------------------------- */
 
-void cmd_setbit(struct client *c) {
+void cmd_setbit(struct cmd_ctx *c) {
     uint64_t off;
     if (!parse_bit_offset(c, &c->argv[2], 0, &off)) return;
     long long on;
     if (!hk_str2ll(c->argv[3].ptr, c->argv[3].len, &on) || (on & ~1LL)) {
-        reply_error(c, "ERR bit is not an integer or out of range");
+        reply_status(c, HK_ERR_BIT_VALUE);
         return;
     }
     struct keyref k;
@@ -105,14 +112,14 @@ void cmd_setbit(struct client *c) {
     unsigned char mask = (unsigned char)(1u << (7 - (off & 7)));
     int old = (*byte & mask) != 0;
     if (grown || old != on) {
+        if (!grown) db_written(&k, KEV_SETBIT);
         if (on) *byte |= mask;
         else *byte &= (unsigned char)~mask;
-        db_touch_write(&k);
     }
     reply_int(c, old);
 }
 
-void cmd_getbit(struct client *c) {
+void cmd_getbit(struct cmd_ctx *c) {
     uint64_t off;
     if (!parse_bit_offset(c, &c->argv[2], 0, &off)) return;
     struct keyref k;
@@ -130,7 +137,7 @@ void cmd_getbit(struct client *c) {
 /* ---- BITCOUNT / BITPOS ---------------------------------------------------------- */
 
 /* Parse "BIT" or "BYTE" into *isbit; syntax error otherwise. */
-static int parse_unit(struct client *c, const hk_slice *a, int *isbit) {
+static int parse_unit(struct cmd_ctx *c, const hk_slice *a, int *isbit) {
     if (arg_is(a, "BIT")) *isbit = 1;
     else if (arg_is(a, "BYTE")) *isbit = 0;
     else {
@@ -155,7 +162,7 @@ static void clamp_range(long long total, long long *start, long long *end) {
  * up first: a missing key answers 0 whatever the arguments (8.0 changed
  * this), and a range with both ends negative and start > end answers 0
  * before the unit is checked. */
-void cmd_bitcount(struct client *c) {
+void cmd_bitcount(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -234,7 +241,7 @@ static long long find_bit(const unsigned char *p, uint64_t first, uint64_t last,
  * When no end is given a search for 0 that finds none answers the first
  * bit after the string (zero padding on the right); with an explicit end
  * it answers -1. */
-void cmd_bitpos(struct client *c) {
+void cmd_bitpos(struct cmd_ctx *c) {
     long long bit;
     if (!arg_ll_or_reply(c, &c->argv[2], &bit, NULL)) return;
     if (bit != 0 && bit != 1) {
@@ -293,7 +300,7 @@ struct bitop_src {
  * shorter string count as zeros. The result (as long as the longest
  * input) replaces destkey as a raw string without TTL; an all-empty
  * input deletes destkey. Replies the result's length. */
-void cmd_bitop(struct client *c) {
+void cmd_bitop(struct cmd_ctx *c) {
     const hk_slice *opname = &c->argv[1];
     int op;
     if (arg_is(opname, "AND")) op = BITOP_AND;
@@ -326,7 +333,7 @@ void cmd_bitop(struct client *c) {
     struct keyref dk;
     key_of(c, 2, &dk);
     if (maxlen == 0) {
-        if (db_delete(&dk, c->now_ms)) db_touch_write(&dk);
+        db_delete(&dk, c->now_ms, KEV_DEL);
         if (src != stack) hk_free(src);
         reply_int(c, 0);
         return;
@@ -355,8 +362,7 @@ void cmd_bitop(struct client *c) {
     s->len = (uint32_t)maxlen;
     s->buf[maxlen] = '\0';
     if (src != stack) hk_free(src);
-    db_put(&dk, kv_new_ptr(dk.key, dk.klen, OBJ_STRING, ENC_RAW, s, -1));
-    db_touch_write(&dk);
+    db_put(&dk, kv_new_ptr(dk.key, dk.klen, OBJ_STRING, ENC_RAW, s, -1), KEV_SET);
     reply_int(c, (long long)maxlen);
 }
 
@@ -440,7 +446,7 @@ static int bf_add_unsigned(uint64_t v, int64_t incr, int bits, int policy, uint6
 }
 
 /* Parse a field type: i1..i64 or u1..u63. */
-static int parse_bf_type(struct client *c, const hk_slice *a, int *sign, int *bits) {
+static int parse_bf_type(struct cmd_ctx *c, const hk_slice *a, int *sign, int *bits) {
     long long n;
     if (a->len < 2 || (a->ptr[0] != 'i' && a->ptr[0] != 'u') || !hk_str2ll(a->ptr + 1, a->len - 1, &n) || n < 1 ||
         n > (a->ptr[0] == 'i' ? 64 : 63)) {
@@ -457,7 +463,7 @@ static int parse_bf_type(struct client *c, const hk_slice *a, int *sign, int *bi
  * reported) before the key is touched; then a GET-only request reads the
  * value as it is, and one with writes first sizes the string for the
  * furthest field written. */
-static void bitfield_generic(struct client *c, int readonly_cmd) {
+static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
     struct bf_op stack[16];
     struct bf_op *ops = stack;
     int cap = 16, nops = 0, policy = BF_WRAP, writes = 0;
@@ -513,7 +519,7 @@ static void bitfield_generic(struct client *c, int readonly_cmd) {
     const unsigned char *rp;
     unsigned char *wp = NULL;
     size_t len;
-    int grown = 0, changed = 0;
+    int grown = 0, reported = 0;
     if (!writes) {
         struct kv *e = lookup_read(c, &k);
         if (e && !check_type(c, e, OBJ_STRING)) goto done;
@@ -567,14 +573,15 @@ static void bitfield_generic(struct client *c, int readonly_cmd) {
             continue;
         }
         reply_int(c, reply);
+        /* Every executed SET/INCRBY is a write, as in Redis, reported
+         * once before the first (creating or growing the key did it). */
+        if (!grown && !reported) db_written(&k, KEV_SETBIT);
+        reported = 1;
         bf_set(wp, op->offset, op->bits, store);
-        uint64_t mask = op->bits == 64 ? UINT64_MAX : (((uint64_t)1 << op->bits) - 1);
-        if ((store & mask) != oldraw) changed = 1;
     }
-    if (grown || changed) db_touch_write(&k);
 done:
     if (ops != stack) hk_free(ops);
 }
 
-void cmd_bitfield(struct client *c) { bitfield_generic(c, 0); }
-void cmd_bitfield_ro(struct client *c) { bitfield_generic(c, 1); }
+void cmd_bitfield(struct cmd_ctx *c) { bitfield_generic(c, 0); }
+void cmd_bitfield_ro(struct cmd_ctx *c) { bitfield_generic(c, 1); }

@@ -16,26 +16,56 @@
 #include "zset.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
-/* Run proc with argv replaced by argv[0..argc) (a non-blocking command on
- * the key that can be served). */
-static void run_as(struct client *c, cmd_proc proc, hk_slice *argv, int argc) {
-    hk_slice *saved = c->argv;
-    int saved_argc = c->argc;
-    c->argv = argv;
-    c->argc = argc;
-    proc(c);
-    c->argv = saved;
-    c->argc = saved_argc;
+/* Serve through the non-blocking command `name` with argv[0..argc)
+ * (argv[0] is set to name it): it runs inside this command's locks and
+ * its argv is what propagates, so a served BLPOP replays as the LPOP it
+ * did. */
+static void run_as(struct cmd_ctx *c, const char *name, hk_slice *argv, int argc) {
+    const struct command *cmd = cmd_lookup(name, strlen(name));
+    argv[0].ptr = name;
+    argv[0].len = strlen(name);
+    exec_nested(c, cmd, argv, argc);
 }
 
 static const hk_slice one_slice = {"1", 1};
 
+/* Parse a timeout in seconds (fractional) at argv[idx] into an absolute
+ * deadline in ms (0: forever), as Redis's getTimeoutFromObjectOrReply
+ * does. Replies the error and returns 0 if bad. */
+static int parse_timeout(struct cmd_ctx *c, int idx, long long *deadline_ms) {
+    long double t;
+    if (!hk_str2ld(c->argv[idx].ptr, c->argv[idx].len, &t)) {
+        reply_status(c, HK_ERR_TIMEOUT_FLOAT);
+        return 0;
+    }
+    t *= 1000.0L;
+    if (t > (long double)LLONG_MAX) {
+        reply_status(c, HK_ERR_TIMEOUT_RANGE);
+        return 0;
+    }
+    long long ms = (long long)ceill(t);
+    if (ms < 0) {
+        reply_status(c, HK_ERR_TIMEOUT_NEGATIVE);
+        return 0;
+    }
+    if (ms > 0) {
+        if (ms > LLONG_MAX - c->now_ms) {
+            reply_status(c, HK_ERR_TIMEOUT_RANGE);
+            return 0;
+        }
+        ms += c->now_ms;
+    }
+    *deadline_ms = ms;
+    return 1;
+}
+
 /* Look up key argv[i] for a pop of `type`. Returns the entry when it can
  * be served now; NULL to go on with the next key; sets *err when a
  * WRONGTYPE error was replied (first run only: a re-run skips the key). */
-static struct kv *servable(struct client *c, int i, int type, int kind, struct keyref *k, int *err) {
+static struct kv *servable(struct cmd_ctx *c, int i, int type, int kind, struct keyref *k, int *err) {
     key_of(c, i, k);
     struct kv *e = lookup_write(c, k);
     if (!e) return NULL;
@@ -51,9 +81,9 @@ static struct kv *servable(struct client *c, int i, int type, int kind, struct k
 
 /* ---- lists --------------------------------------------------------------- */
 
-static void bpop_generic(struct client *c, int head) {
+static void bpop_generic(struct cmd_ctx *c, int head) {
     long long deadline;
-    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
     int err = 0;
     for (int i = 1; i < c->argc - 1; i++) {
         struct keyref k;
@@ -64,7 +94,7 @@ static void bpop_generic(struct client *c, int head) {
         reply_array(c, 2);
         reply_bulk(c, k.key, k.klen);
         hk_slice argv[2] = {c->argv[0], c->argv[i]};
-        run_as(c, head ? cmd_lpop : cmd_rpop, argv, 2);
+        run_as(c, head ? "lpop" : "rpop", argv, 2);
         return;
     }
     int stack[64], *idx = c->argc - 2 > 64 ? hk_malloc((size_t)(c->argc - 2) * sizeof(int)) : stack;
@@ -73,29 +103,29 @@ static void bpop_generic(struct client *c, int head) {
     if (idx != stack) hk_free(idx);
 }
 
-void cmd_blpop(struct client *c) { bpop_generic(c, 1); }
-void cmd_brpop(struct client *c) { bpop_generic(c, 0); }
+void cmd_blpop(struct cmd_ctx *c) { bpop_generic(c, 1); }
+void cmd_brpop(struct cmd_ctx *c) { bpop_generic(c, 0); }
 
 static int side_ok(const hk_slice *a) { return arg_is(a, "left") || arg_is(a, "right"); }
 
 /* BLMOVE src dst LEFT|RIGHT LEFT|RIGHT timeout and BRPOPLPUSH src dst
  * timeout: serve through LMOVE / RPOPLPUSH, which check the destination. */
-static void bmove_generic(struct client *c, int lmove) {
+static void bmove_generic(struct cmd_ctx *c, int lmove) {
     if (lmove && (!side_ok(&c->argv[3]) || !side_ok(&c->argv[4]))) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
     long long deadline;
-    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
     struct keyref k;
     int err = 0;
     if (servable(c, 1, OBJ_LIST, BK_LIST, &k, &err)) {
         if (lmove) {
             hk_slice argv[5] = {c->argv[0], c->argv[1], c->argv[2], c->argv[3], c->argv[4]};
-            run_as(c, cmd_lmove, argv, 5);
+            run_as(c, "lmove", argv, 5);
         } else {
             hk_slice argv[3] = {c->argv[0], c->argv[1], c->argv[2]};
-            run_as(c, cmd_rpoplpush, argv, 3);
+            run_as(c, "rpoplpush", argv, 3);
         }
         return;
     }
@@ -104,56 +134,10 @@ static void bmove_generic(struct client *c, int lmove) {
     block_client(c, &idx, 1, BK_LIST, deadline, 1);
 }
 
-void cmd_blmove(struct client *c) { bmove_generic(c, 1); }
-void cmd_brpoplpush(struct client *c) { bmove_generic(c, 0); }
+void cmd_blmove(struct cmd_ctx *c) { bmove_generic(c, 1); }
+void cmd_brpoplpush(struct cmd_ctx *c) { bmove_generic(c, 0); }
 
-int block_mpop_getkeys(struct client *c, int *keys, int max) {
-    long long numkeys;
-    if (c->argc < 3 || !hk_str2ll(c->argv[2].ptr, c->argv[2].len, &numkeys)) return -1;
-    if (numkeys < 1 || numkeys > c->argc - 3 || numkeys > max) return -1;
-    for (int i = 0; i < numkeys; i++) keys[i] = 3 + i;
-    return (int)numkeys;
-}
-
-/* Parse "numkeys key... <where> [COUNT n]" from argv[2] (BLMPOP, BZMPOP).
- * words are the two accepted <where> values; *where gets 0 or 1, *count_idx
- * the argv index of COUNT's value or 0. Replies errors as LMPOP/ZMPOP. */
-static int parse_mpop(struct client *c, const char *w0, const char *w1, long long *numkeys, int *where,
-                      int *count_idx) {
-    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, numkeys) || *numkeys < 1) {
-        reply_error(c, "ERR numkeys should be greater than 0");
-        return 0;
-    }
-    if (*numkeys > c->argc - 4) {
-        reply_error(c, ERR_SYNTAX);
-        return 0;
-    }
-    int wi = 3 + (int)*numkeys;
-    if (arg_is(&c->argv[wi], w0)) *where = 0;
-    else if (arg_is(&c->argv[wi], w1)) *where = 1;
-    else {
-        reply_error(c, ERR_SYNTAX);
-        return 0;
-    }
-    *count_idx = 0;
-    for (int j = wi + 1; j < c->argc; j++) {
-        long long count;
-        if (!*count_idx && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
-            j++;
-            if (!hk_str2ll(c->argv[j].ptr, c->argv[j].len, &count) || count < 1) {
-                reply_error(c, "ERR count should be greater than 0");
-                return 0;
-            }
-            *count_idx = j;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-static void block_on_range(struct client *c, int first, long long n, int kind, long long deadline) {
+static void block_on_range(struct cmd_ctx *c, int first, long long n, int kind, long long deadline) {
     int stack[64] = {0}, *idx = n > 64 ? hk_malloc((size_t)n * sizeof(int)) : stack;
     for (int i = 0; i < n; i++) idx[i] = first + i;
     block_client(c, idx, (int)n, kind, deadline, 0);
@@ -161,32 +145,33 @@ static void block_on_range(struct client *c, int first, long long n, int kind, l
 }
 
 /* BLMPOP timeout numkeys key... LEFT|RIGHT [COUNT count] */
-void cmd_blmpop(struct client *c) {
-    long long deadline, numkeys;
-    int right, count_idx;
-    if (!block_parse_timeout(c, 1, &deadline)) return;
-    if (!parse_mpop(c, "left", "right", &numkeys, &right, &count_idx)) return;
+void cmd_blmpop(struct cmd_ctx *c) {
+    long long deadline, numkeys, count;
+    int right, first;
+    if (!parse_timeout(c, 1, &deadline)) return;
+    if (!parse_mpop(c, 2, "left", "right", &numkeys, &first, &right, &count)) return;
     int err = 0;
     for (int i = 0; i < numkeys; i++) {
         struct keyref k;
-        if (!servable(c, 3 + i, OBJ_LIST, BK_LIST, &k, &err)) {
+        if (!servable(c, first + i, OBJ_LIST, BK_LIST, &k, &err)) {
             if (err) return;
             continue;
         }
-        hk_slice argv[6] = {c->argv[0], one_slice, c->argv[3 + i], c->argv[3 + numkeys], {"count", 5}, {NULL, 0}};
-        if (count_idx) argv[5] = c->argv[count_idx];
-        run_as(c, cmd_lmpop, argv, count_idx ? 6 : 4);
+        char nb[HK_LONG_STR_SIZE];
+        hk_slice argv[6] = {{NULL, 0}, one_slice, c->argv[first + i], c->argv[first + numkeys], {"count", 5}, {nb, 0}};
+        argv[5].len = (size_t)hk_ll2str(nb, count);
+        run_as(c, "lmpop", argv, 6);
         return;
     }
-    block_on_range(c, 3, numkeys, BK_LIST, deadline);
+    block_on_range(c, first, numkeys, BK_LIST, deadline);
 }
 
 /* ---- sorted sets ------------------------------------------------------- */
 
 /* BZPOPMIN/BZPOPMAX key... timeout: reply [key, member, score]. */
-static void bzpop_generic(struct client *c, int max) {
+static void bzpop_generic(struct cmd_ctx *c, int max) {
     long long deadline;
-    if (!block_parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
     int err = 0;
     for (int i = 1; i < c->argc - 1; i++) {
         struct keyref k;
@@ -207,9 +192,10 @@ static void bzpop_generic(struct client *c, int max) {
         reply_bulk(c, k.key, k.klen);
         reply_bulk(c, m, l);
         reply_double(c, score);
+        db_written(&k, max ? KEV_ZPOPMAX : KEV_ZPOPMIN);
         zs_delete_ranks(e, max ? len - 1 : 0, 1);
-        if (zs_len(e) == 0) db_delete(&k, c->now_ms);
-        db_touch_write(&k);
+        if (zs_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
+        prop_cmd(c, max ? "ZPOPMAX" : "ZPOPMIN", 1, &c->argv[i]);
         return;
     }
     int stack[64], *idx = c->argc - 2 > 64 ? hk_malloc((size_t)(c->argc - 2) * sizeof(int)) : stack;
@@ -218,21 +204,19 @@ static void bzpop_generic(struct client *c, int max) {
     if (idx != stack) hk_free(idx);
 }
 
-void cmd_bzpopmin(struct client *c) { bzpop_generic(c, 0); }
-void cmd_bzpopmax(struct client *c) { bzpop_generic(c, 1); }
+void cmd_bzpopmin(struct cmd_ctx *c) { bzpop_generic(c, 0); }
+void cmd_bzpopmax(struct cmd_ctx *c) { bzpop_generic(c, 1); }
 
 /* BZMPOP timeout numkeys key... MIN|MAX [COUNT count] */
-void cmd_bzmpop(struct client *c) {
-    long long deadline, numkeys;
-    int max, count_idx;
-    if (!block_parse_timeout(c, 1, &deadline)) return;
-    if (!parse_mpop(c, "min", "max", &numkeys, &max, &count_idx)) return;
-    long long count = 1;
-    if (count_idx) hk_str2ll(c->argv[count_idx].ptr, c->argv[count_idx].len, &count);
+void cmd_bzmpop(struct cmd_ctx *c) {
+    long long deadline, numkeys, count;
+    int max, first;
+    if (!parse_timeout(c, 1, &deadline)) return;
+    if (!parse_mpop(c, 2, "min", "max", &numkeys, &first, &max, &count)) return;
     int err = 0;
     for (int i = 0; i < numkeys; i++) {
         struct keyref k;
-        struct kv *e = servable(c, 3 + i, OBJ_ZSET, BK_ZSET, &k, &err);
+        struct kv *e = servable(c, first + i, OBJ_ZSET, BK_ZSET, &k, &err);
         if (!e) {
             if (err) return;
             continue;
@@ -240,7 +224,7 @@ void cmd_bzmpop(struct client *c) {
         zpop_reply(c, &k, e, max, count, 1, 1);
         return;
     }
-    block_on_range(c, 3, numkeys, BK_ZSET, deadline);
+    block_on_range(c, first, numkeys, BK_ZSET, deadline);
 }
 
 /* ---- CLIENT UNBLOCK ------------------------------------------------------ */
@@ -261,7 +245,7 @@ static void unblock_done(struct worker *w, void *arg) {
     struct unblock_req *r = g->arg;
     struct client *c = worker_find_client(w, r->origin);
     if (c) {
-        if (!r->muted) reply_int(c, atomic_load(&r->found));
+        if (!r->muted) reply_int(&c->ctx, atomic_load(&r->found));
         c->flags &= ~CLIENT_WAIT_GATHER;
         if (client_resume(c) < 0) client_close(c);
     }
@@ -271,7 +255,7 @@ static void unblock_done(struct worker *w, void *arg) {
 
 /* CLIENT UNBLOCK id [TIMEOUT|ERROR]: the target may live on any worker, so
  * every worker is asked (like CLIENT KILL) and the caller waits. */
-void cmd_client_unblock(struct client *c) {
+void cmd_client_unblock(struct cmd_ctx *c) {
     if (c->argc > 4) {
         reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
                      (int)c->argv[1].len, c->argv[1].ptr);
@@ -291,10 +275,10 @@ void cmd_client_unblock(struct client *c) {
         }
     }
     struct unblock_req *r = hk_calloc(1, sizeof(*r));
-    r->origin = c->id;
+    r->origin = c->cl->id;
     r->target = (uint64_t)id;
     r->error = error;
     r->muted = reply_muted(c);
-    c->flags |= CLIENT_WAIT_GATHER;
+    c->cl->flags |= CLIENT_WAIT_GATHER;
     worker_broadcast(unblock_each, unblock_done, r);
 }

@@ -127,8 +127,8 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
               "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
               "multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu "
               "tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->db,
-              qbuf, qfree, argv_mem, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->resp,
+              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
+              qbuf, qfree, argv_mem, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
               c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
 }
 
@@ -141,29 +141,29 @@ void client_format_info(struct client *c, char *buf, size_t size) {
 
 /* ---- commands about the calling connection -------------------------------- */
 
-void cmd_client_id(struct client *c) { reply_int(c, (long long)c->id); }
+void cmd_client_id(struct cmd_ctx *c) { reply_int(c, (long long)c->cl->id); }
 
-void cmd_client_getname(struct client *c) {
-    if (c->name) reply_bulk_cstr(c, c->name);
+void cmd_client_getname(struct cmd_ctx *c) {
+    if (c->cl->name) reply_bulk_cstr(c, c->cl->name);
     else reply_null(c);
 }
 
-void cmd_client_setname(struct client *c) {
+void cmd_client_setname(struct cmd_ctx *c) {
     const hk_slice *n = &c->argv[2];
     if (n->len && !client_name_valid(n->ptr, n->len)) {
         reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
         return;
     }
-    hk_free(c->name);
-    c->name = n->len ? hk_strndup(n->ptr, n->len) : NULL;
+    hk_free(c->cl->name);
+    c->cl->name = n->len ? hk_strndup(n->ptr, n->len) : NULL;
     reply_ok(c);
 }
 
-void cmd_client_setinfo(struct client *c) {
+void cmd_client_setinfo(struct cmd_ctx *c) {
     const hk_slice *attr = &c->argv[2], *val = &c->argv[3];
     char **dest;
-    if (arg_is(attr, "lib-name")) dest = &c->lib_name;
-    else if (arg_is(attr, "lib-ver")) dest = &c->lib_ver;
+    if (arg_is(attr, "lib-name")) dest = &c->cl->lib_name;
+    else if (arg_is(attr, "lib-ver")) dest = &c->cl->lib_ver;
     else {
         reply_errorf(c, "ERR Unrecognized option '%.*s'", (int)attr->len, attr->ptr);
         return;
@@ -178,60 +178,62 @@ void cmd_client_setinfo(struct client *c) {
     reply_ok(c);
 }
 
-void cmd_client_info(struct client *c) {
+void cmd_client_info(struct cmd_ctx *c) {
     struct tbuf b = {0};
-    client_cat_info(&b, c, c->cmd);
+    client_cat_info(&b, c->cl, c->cmd);
     tb_append(&b, "\n", 1);
     reply_verbatim(c, b.p, b.len, "txt");
     tb_free(&b);
 }
 
 /* ON/OFF argument of NO-EVICT and NO-TOUCH: 1, 0, or -1 after replying. */
-static int on_off_or_reply(struct client *c, const hk_slice *a) {
+static int on_off_or_reply(struct cmd_ctx *c, const hk_slice *a) {
     if (arg_is(a, "on")) return 1;
     if (arg_is(a, "off")) return 0;
     reply_error(c, ERR_SYNTAX);
     return -1;
 }
 
-void cmd_client_no_evict(struct client *c) {
+void cmd_client_no_evict(struct cmd_ctx *c) {
     int on = on_off_or_reply(c, &c->argv[2]);
     if (on < 0) return;
-    if (on) c->flags |= CLIENT_NO_EVICT;
-    else c->flags &= ~CLIENT_NO_EVICT;
+    if (on) c->cl->flags |= CLIENT_NO_EVICT;
+    else c->cl->flags &= ~CLIENT_NO_EVICT;
     reply_ok(c);
 }
 
-void cmd_client_no_touch(struct client *c) {
+void cmd_client_no_touch(struct cmd_ctx *c) {
     int on = on_off_or_reply(c, &c->argv[2]);
     if (on < 0) return;
-    if (on) c->flags |= CLIENT_NO_TOUCH;
-    else c->flags &= ~CLIENT_NO_TOUCH;
+    if (on) c->cl->flags |= CLIENT_NO_TOUCH;
+    else c->cl->flags &= ~CLIENT_NO_TOUCH;
     reply_ok(c);
 }
 
 /* REPLY OFF and SKIP answer nothing: the muting starts with their own
  * reply. Dispatch turns SKIP_NEXT into SKIP for the following command. */
-void cmd_client_reply(struct client *c) {
+void cmd_client_reply(struct cmd_ctx *c) {
     const hk_slice *a = &c->argv[2];
     if (arg_is(a, "on")) {
-        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        c->cl->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        c->flags &= ~CTX_MUTED;
         reply_ok(c);
     } else if (arg_is(a, "off")) {
-        c->flags |= CLIENT_REPLY_OFF;
+        c->cl->flags |= CLIENT_REPLY_OFF;
+        c->flags |= CTX_MUTED;
     } else if (arg_is(a, "skip")) {
-        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+        if (!(c->cl->flags & CLIENT_REPLY_OFF)) c->cl->flags |= CLIENT_REPLY_SKIP_NEXT;
     } else {
         reply_error(c, ERR_SYNTAX);
     }
 }
 
-static void reply_subcommand_syntax(struct client *c) {
+static void reply_subcommand_syntax(struct cmd_ctx *c) {
     reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
                  (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr);
 }
 
-void cmd_client_help(struct client *c) {
+void cmd_client_help(struct cmd_ctx *c) {
     static const char *help[] = {
         "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GETNAME",
@@ -298,7 +300,7 @@ static void pause_wake(struct worker *w, void *arg) {
     pause_check_clients(w);
 }
 
-void cmd_client_pause(struct client *c) {
+void cmd_client_pause(struct cmd_ctx *c) {
     if (c->argc > 4) {
         reply_subcommand_syntax(c);
         return;
@@ -341,7 +343,7 @@ void cmd_client_pause(struct client *c) {
     reply_ok(c);
 }
 
-void cmd_client_unpause(struct client *c) {
+void cmd_client_unpause(struct cmd_ctx *c) {
     pthread_mutex_lock(&pause_lock);
     atomic_store_explicit(&server.pause_end_ms, 0, memory_order_release);
     atomic_store(&server.pause_all, 0);
@@ -464,7 +466,7 @@ static int cmp_line(const void *a, const void *b) {
 
 /* Merge the workers' lines: by id (the order Redis lists clients in, oldest
  * first), or in the order of the requested ids, repeats included. */
-static void reply_list(struct client *c, struct admin_req *r) {
+static void reply_list(struct cmd_ctx *c, struct admin_req *r) {
     int total = 0;
     for (int i = 0; i < server.nworkers; i++) total += r->res[i].n;
     struct line *all = hk_malloc((size_t)(total ? total : 1) * sizeof(struct line));
@@ -496,17 +498,19 @@ static void reply_list(struct client *c, struct admin_req *r) {
 static void admin_done(struct worker *w, void *arg) {
     struct gather *g = arg;
     struct admin_req *r = g->arg;
-    struct client *c = worker_find_client(w, r->origin_id);
-    if (c) {
+    struct client *cl = worker_find_client(w, r->origin_id);
+    if (cl) {
+        struct client *c = cl;
+        struct cmd_ctx *x = &cl->ctx;
         if (!r->muted) {
             if (!r->kill) {
-                reply_list(c, r);
+                reply_list(x, r);
             } else {
                 int killed = 0;
                 for (int i = 0; i < server.nworkers; i++) killed += r->res[i].killed;
-                if (!r->old_form) reply_int(c, killed);
-                else if (killed) reply_ok(c);
-                else reply_error(c, "ERR No such client");
+                if (!r->old_form) reply_int(x, killed);
+                else if (killed) reply_ok(x);
+                else reply_error(x, "ERR No such client");
             }
         }
         if (r->close_self) client_set_close_after_reply(c);
@@ -517,23 +521,23 @@ static void admin_done(struct worker *w, void *arg) {
     hk_free(g);
 }
 
-static struct admin_req *admin_req_new(struct client *c, int kill) {
+static struct admin_req *admin_req_new(struct cmd_ctx *c, int kill) {
     struct admin_req *r = hk_calloc(1, sizeof(*r));
     r->kill = kill;
-    r->origin_id = c->id;
+    r->origin_id = c->cl->id;
     r->type = -1;
     r->res = hk_calloc((size_t)server.nworkers, sizeof(struct wresult));
     return r;
 }
 
 /* Hold the caller's later commands back and ask every worker. */
-static void admin_start(struct client *c, struct admin_req *r) {
+static void admin_start(struct cmd_ctx *c, struct admin_req *r) {
     r->muted = reply_muted(c);
-    c->flags |= CLIENT_WAIT_GATHER;
+    c->cl->flags |= CLIENT_WAIT_GATHER;
     worker_broadcast(admin_each, admin_done, r);
 }
 
-void cmd_client_list(struct client *c) {
+void cmd_client_list(struct cmd_ctx *c) {
     int type = -1;
     long long *ids = NULL;
     int nids = 0;
@@ -569,7 +573,7 @@ void cmd_client_list(struct client *c) {
     admin_start(c, r);
 }
 
-void cmd_client_kill(struct client *c) {
+void cmd_client_kill(struct cmd_ctx *c) {
     struct admin_req *r = admin_req_new(c, 1);
     r->skipme = 1;
     if (c->argc == 3) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int scan_cursor_or_reply(struct client *c, const hk_slice *a, uint64_t *out) {
+int scan_cursor_or_reply(struct cmd_ctx *c, const hk_slice *a, uint64_t *out) {
     char tmp[64];
     if (a->len >= sizeof(tmp) || memchr(a->ptr, '\0', a->len)) goto bad;
     memcpy(tmp, a->ptr, a->len);
@@ -23,7 +23,7 @@ bad:
     return 0;
 }
 
-int scan_args_or_reply(struct client *c, int first, unsigned allow, struct scan_args *o) {
+int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan_args *o) {
     memset(o, 0, sizeof(*o));
     o->count = 10;
     for (int i = first; i < c->argc; i++) {

@@ -1,34 +1,21 @@
 /* cmdutil.h - helpers shared by command handlers: key lookup with type
- * checks, expiry option parsing, and the reset hook list. Handlers run
- * with their keys' shards locked by dispatch. */
+ * checks and the SCAN-family options. Handlers run on a command context
+ * (server/exec.h) with their keys' shards locked; key_of() gives a key
+ * argument already resolved to shard and hash. */
 #ifndef HK_CMDUTIL_H
 #define HK_CMDUTIL_H
 
 #include "../server/creply.h"
 #include "../server/server.h"
 #include "../store/db.h"
-
-/* Resolve argv[i] as a key of the client's database. */
-static inline void key_of(struct client *c, int i, struct keyref *k) {
-    /* Dispatch already computed the slot and hash of the command's keys. */
-    for (int j = 0; j < c->nkrefs; j++) {
-        if (c->krefs_idx[j] != i) continue;
-        if (c->krefs[j].key == c->argv[i].ptr && c->krefs[j].klen == c->argv[i].len) {
-            *k = c->krefs[j];
-            k->db = c->db;
-            return;
-        }
-        break;
-    }
-    keyref_init(k, c->db, c->argv[i].ptr, c->argv[i].len);
-}
+#include "args.h"
 
 /* Look up for reading: counts hits/misses. Returns NULL when absent. */
-static inline struct kv *lookup_read(struct client *c, const struct keyref *k) { return db_find_read(k, c->now_ms); }
-static inline struct kv *lookup_write(struct client *c, const struct keyref *k) { return db_find(k, c->now_ms); }
+static inline struct kv *lookup_read(struct cmd_ctx *c, const struct keyref *k) { return db_find_read(k, c->now_ms); }
+static inline struct kv *lookup_write(struct cmd_ctx *c, const struct keyref *k) { return db_find(k, c->now_ms); }
 
 /* 1 when e is of type t; otherwise replies WRONGTYPE and returns 0. */
-static inline int check_type(struct client *c, const struct kv *e, int t) {
+static inline int check_type(struct cmd_ctx *c, const struct kv *e, int t) {
     if (kv_type(e) == t) return 1;
     reply_error(c, ERR_WRONGTYPE);
     return 0;
@@ -49,16 +36,16 @@ struct scan_args {
 /* Parse a cursor as Redis 7.2 does (strtoul over the whole argument: no
  * leading space, nothing after the digits, a leading '-' wraps around).
  * Replies "ERR invalid cursor" and returns 0 when it is not one. */
-int scan_cursor_or_reply(struct client *c, const hk_slice *a, uint64_t *out);
+int scan_cursor_or_reply(struct cmd_ctx *c, const hk_slice *a, uint64_t *out);
 /* Parse the options from argv[first] on; `allow` adds TYPE/NOVALUES.
  * Replies the error and returns 0 on a bad option or COUNT. */
-int scan_args_or_reply(struct client *c, int first, unsigned allow, struct scan_args *o);
+int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan_args *o);
 
 /* Look up argv[argi] (fills *k) expecting a value of `type`, for writing
  * when `write` (no hit/miss counted) or reading. Returns the entry; NULL
  * with *bad = 0 when the key is absent, NULL with *bad = 1 after a
  * WRONGTYPE reply. */
-static inline struct kv *lookup_typed(struct client *c, int argi, struct keyref *k, int type, int write, int *bad) {
+static inline struct kv *lookup_typed(struct cmd_ctx *c, int argi, struct keyref *k, int type, int write, int *bad) {
     key_of(c, argi, k);
     struct kv *e = write ? lookup_write(c, k) : lookup_read(c, k);
     *bad = e && !check_type(c, e, type);

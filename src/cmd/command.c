@@ -78,11 +78,11 @@ static const char *const resp_policy[] = {NULL,      "one_succeeded", "all_succe
 
 static uint64_t cmd_flags(const struct command *cmd) {
     uint64_t f = cmd->flags;
-    if (cmd->getkeys) f |= CMD_MOVABLE_KEYS;
+    if (cmd->getkeys || cmd->numkeys_at) f |= CMD_MOVABLE_KEYS;
     return f;
 }
 
-static int has_keys(const struct command *cmd) { return cmd->getkeys || cmd->first > 0; }
+static int has_keys(const struct command *cmd) { return cmd->getkeys || cmd->first > 0 || cmd->numkeys_at > 0; }
 
 /* Key-spec flags of a command: the row's KS_* bits, or derived from its
  * read/write flags when the row gives none. */
@@ -93,7 +93,7 @@ static uint64_t key_flags(const struct command *cmd) {
     return KS_RO | KS_ACCESS;
 }
 
-static void reply_bits_set(struct client *c, uint64_t bits, const struct named_bit *names, size_t n, const char *prefix) {
+static void reply_bits_set(struct cmd_ctx *c, uint64_t bits, const struct named_bit *names, size_t n, const char *prefix) {
     int count = 0;
     for (size_t i = 0; i < n; i++)
         if (bits & names[i].bit) count++;
@@ -106,7 +106,7 @@ static void reply_bits_set(struct client *c, uint64_t bits, const struct named_b
     }
 }
 
-static void reply_tips(struct client *c, const struct command *cmd) {
+static void reply_tips(struct cmd_ctx *c, const struct command *cmd) {
     const char *tips[4];
     char req[48], resp[48];
     int n = 0;
@@ -125,17 +125,33 @@ static void reply_tips(struct client *c, const struct command *cmd) {
     for (int i = 0; i < n; i++) reply_bulk_cstr(c, tips[i]);
 }
 
-static void reply_key_specs(struct client *c, const struct command *cmd) {
+/* One key spec: flags, then begin_search by index, then find_keys. */
+static void reply_spec_head(struct cmd_ctx *c, const struct command *cmd, int index) {
+    reply_map(c, 3);
+    reply_bulk_cstr(c, "flags");
+    reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
+    reply_bulk_cstr(c, "begin_search");
+    reply_map(c, 2);
+    reply_bulk_cstr(c, "type");
+    reply_bulk_cstr(c, "index");
+    reply_bulk_cstr(c, "spec");
+    reply_map(c, 1);
+    reply_bulk_cstr(c, "index");
+    reply_int(c, index);
+    reply_bulk_cstr(c, "find_keys");
+}
+
+static void reply_key_specs(struct cmd_ctx *c, const struct command *cmd) {
     if (!has_keys(cmd)) {
         reply_set(c, 0);
         return;
     }
-    reply_set(c, 1);
-    reply_map(c, 3);
-    reply_bulk_cstr(c, "flags");
-    reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
     if (cmd->getkeys) {
         /* Positions found by code, not describable statically. */
+        reply_set(c, 1);
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "flags");
+        reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
         reply_bulk_cstr(c, "begin_search");
         reply_map(c, 2);
         reply_bulk_cstr(c, "type");
@@ -150,30 +166,39 @@ static void reply_key_specs(struct client *c, const struct command *cmd) {
         reply_map(c, 0);
         return;
     }
-    reply_bulk_cstr(c, "begin_search");
-    reply_map(c, 2);
-    reply_bulk_cstr(c, "type");
-    reply_bulk_cstr(c, "index");
-    reply_bulk_cstr(c, "spec");
-    reply_map(c, 1);
-    reply_bulk_cstr(c, "index");
-    reply_int(c, cmd->first);
-    reply_bulk_cstr(c, "find_keys");
-    reply_map(c, 2);
-    reply_bulk_cstr(c, "type");
-    reply_bulk_cstr(c, "range");
-    reply_bulk_cstr(c, "spec");
-    reply_map(c, 3);
-    reply_bulk_cstr(c, "lastkey");
-    reply_int(c, cmd->last < 0 ? cmd->last : cmd->last - cmd->first);
-    reply_bulk_cstr(c, "keystep");
-    reply_int(c, cmd->step);
-    reply_bulk_cstr(c, "limit");
-    reply_int(c, 0);
+    reply_set(c, (cmd->first > 0) + (cmd->numkeys_at > 0));
+    if (cmd->first > 0) {
+        reply_spec_head(c, cmd, cmd->first);
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "type");
+        reply_bulk_cstr(c, "range");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "lastkey");
+        reply_int(c, cmd->last < 0 ? cmd->last : cmd->last - cmd->first);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, cmd->step);
+        reply_bulk_cstr(c, "limit");
+        reply_int(c, 0);
+    }
+    if (cmd->numkeys_at > 0) {
+        reply_spec_head(c, cmd, cmd->numkeys_at);
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "type");
+        reply_bulk_cstr(c, "keynum");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "keynumidx");
+        reply_int(c, 0);
+        reply_bulk_cstr(c, "firstkey");
+        reply_int(c, 1);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, 1);
+    }
 }
 
 /* One command's COMMAND INFO entry: the ten-element array of Redis 7. */
-static void reply_command_info(struct client *c, const struct command *cmd) {
+static void reply_command_info(struct cmd_ctx *c, const struct command *cmd) {
     reply_array(c, 10);
     reply_bulk_cstr(c, cmd->fullname);
     reply_int(c, cmd->arity);
@@ -194,7 +219,7 @@ static void reply_command_info(struct client *c, const struct command *cmd) {
     for (int i = 0; i < cmd->nsubs; i++) reply_command_info(c, cmd->subs[i]);
 }
 
-static void reply_command_docs(struct client *c, const struct command *cmd) {
+static void reply_command_docs(struct cmd_ctx *c, const struct command *cmd) {
     int n = 0;
     if (cmd->summary) n++;
     if (cmd->since) n++;
@@ -237,15 +262,15 @@ static struct command *lookup_fullname(const hk_slice *a) {
     return cmd_lookup_sub(p, bar + 1, a->len - (size_t)(bar - a->ptr) - 1);
 }
 
-void cmd_command(struct client *c) {
+void cmd_command(struct cmd_ctx *c) {
     int n = commands_count();
     reply_array(c, n);
     for (int i = 0; i < n; i++) reply_command_info(c, command_by_id(i));
 }
 
-void cmd_command_count(struct client *c) { reply_int(c, commands_count()); }
+void cmd_command_count(struct cmd_ctx *c) { reply_int(c, commands_count()); }
 
-void cmd_command_info(struct client *c) {
+void cmd_command_info(struct cmd_ctx *c) {
     if (c->argc == 2) {
         cmd_command(c);
         return;
@@ -258,7 +283,7 @@ void cmd_command_info(struct client *c) {
     }
 }
 
-void cmd_command_docs(struct client *c) {
+void cmd_command_docs(struct cmd_ctx *c) {
     if (c->argc == 2) {
         int n = commands_count();
         reply_map(c, n);
@@ -294,7 +319,7 @@ static int list_match(const struct command *cmd, int filter, uint64_t cat, const
 
 /* COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]:
  * names of commands and subcommands ("config|get"). */
-void cmd_command_list(struct client *c) {
+void cmd_command_list(struct cmd_ctx *c) {
     int filter = FILTER_NONE;
     uint64_t cat = 0;
     const hk_slice *pat = NULL;
@@ -336,7 +361,7 @@ void cmd_command_list(struct client *c) {
 /* Shared by GETKEYS and GETKEYSANDFLAGS: resolve the command in argv[2..]
  * and find its key positions (as indexes into c->argv). Replies the error
  * and returns -1 on failure. *idx is allocated; the caller frees it. */
-static int getkeys_common(struct client *c, const struct command **out, int **idx) {
+static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **idx) {
     struct command *cmd = cmd_lookup(c->argv[2].ptr, c->argv[2].len);
     if (cmd && cmd->nsubs && c->argc >= 4) cmd = cmd_lookup_sub(cmd, c->argv[3].ptr, c->argv[3].len);
     if (!cmd) {
@@ -352,15 +377,9 @@ static int getkeys_common(struct client *c, const struct command **out, int **id
         reply_error(c, "ERR Invalid number of arguments specified for command");
         return -1;
     }
-    /* The key finders read c->argv/argc: show them the inner command. */
-    hk_slice *saved_argv = c->argv;
-    int saved_argc = c->argc;
-    c->argv += 2;
-    c->argc = argc;
+    /* The key finders read argv alone: show them the inner command. */
     *idx = hk_malloc((size_t)argc * sizeof(int));
-    int n = command_keys(cmd, c, *idx, argc);
-    c->argv = saved_argv;
-    c->argc = saved_argc;
+    int n = command_keys(cmd, c->argv + 2, argc, *idx);
     if (n <= 0 && !(n == 0 && (cmd->flags & CMD_NO_MANDATORY_KEYS))) {
         reply_error(c, "ERR Invalid arguments specified for command");
         hk_free(*idx);
@@ -371,7 +390,7 @@ static int getkeys_common(struct client *c, const struct command **out, int **id
     return n;
 }
 
-void cmd_command_getkeys(struct client *c) {
+void cmd_command_getkeys(struct cmd_ctx *c) {
     const struct command *cmd;
     int *idx;
     int n = getkeys_common(c, &cmd, &idx);
@@ -381,7 +400,7 @@ void cmd_command_getkeys(struct client *c) {
     hk_free(idx);
 }
 
-void cmd_command_getkeysandflags(struct client *c) {
+void cmd_command_getkeysandflags(struct cmd_ctx *c) {
     const struct command *cmd;
     int *idx;
     int n = getkeys_common(c, &cmd, &idx);
@@ -396,7 +415,7 @@ void cmd_command_getkeysandflags(struct client *c) {
     hk_free(idx);
 }
 
-void cmd_command_help(struct client *c) {
+void cmd_command_help(struct cmd_ctx *c) {
     static const char *const lines[] = {
         "(no subcommand)",
         "    Return details about all Redis commands.",

@@ -26,7 +26,7 @@ static int is_glob(const hk_slice *p) {
  * of the glob patterns (case-insensitive), once, as a map. As in Redis, a
  * plain name (no glob characters) is looked up directly and answered under
  * the spelling it was asked with ("PORT"). */
-void cmd_config_get(struct client *c) {
+void cmd_config_get(struct cmd_ctx *c) {
     int ntab = 0;
     while (cfg_table[ntab].name) ntab++;
     /* Per table row: the argv slice it was named by, or the row's own name. */
@@ -70,7 +70,7 @@ static char *slice_dup(const hk_slice *s) { return hk_strndup(s->ptr, s->len); }
  * (unknown, immutable, duplicate), then the values are applied in order;
  * if one is rejected the ones already applied get their old values back,
  * so the command takes effect whole or not at all. */
-void cmd_config_set(struct client *c) {
+void cmd_config_set(struct cmd_ctx *c) {
     if (c->argc % 2) {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -158,22 +158,22 @@ static void resetstat_done(struct worker *w, void *arg) {
     struct client *c = worker_find_client(w, job->client_id);
     if (c && (c->flags & CLIENT_WAIT_GATHER)) {
         c->flags &= ~CLIENT_WAIT_GATHER;
-        reply_ok(c);
+        reply_ok(&c->ctx);
         if (client_resume(c) < 0) client_close(c);
     }
     hk_free(job);
     hk_free(g);
 }
 
-void cmd_config_resetstat(struct client *c) {
+void cmd_config_resetstat(struct cmd_ctx *c) {
     struct resetstat_job *job = hk_malloc(sizeof(*job));
-    job->client_id = c->id;
-    c->flags |= CLIENT_WAIT_GATHER;
+    job->client_id = c->cl->id;
+    c->cl->flags |= CLIENT_WAIT_GATHER;
     stats_reset_global();
     worker_broadcast(resetstat_each, resetstat_done, job);
 }
 
-void cmd_config_rewrite(struct client *c) {
+void cmd_config_rewrite(struct cmd_ctx *c) {
     char err[512];
     if (!config_rewrite(err, sizeof(err))) {
         hk_log(LL_WARNING, "CONFIG REWRITE failed: %s", err);
@@ -184,7 +184,7 @@ void cmd_config_rewrite(struct client *c) {
     reply_ok(c);
 }
 
-void cmd_config_help(struct client *c) {
+void cmd_config_help(struct cmd_ctx *c) {
     static const char *const lines[] = {
         "GET <pattern>",
         "    Return parameters matching the glob-like <pattern> and their values.",

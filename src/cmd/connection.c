@@ -1,4 +1,6 @@
-/* connection.c - PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. */
+/* connection.c - PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET. The
+ * connection state they change (database, protocol, authentication) lives
+ * in the running context and its connection (c->cl). */
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/creply.h"
@@ -8,23 +10,23 @@
 
 #include <string.h>
 
-void cmd_ping(struct client *c) {
+void cmd_ping(struct cmd_ctx *c) {
     if (c->argc > 2) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->fullname);
+        reply_arity(c);
         return;
     }
     if (c->argc == 2) reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
     else reply_simple(c, "PONG");
 }
 
-void cmd_echo(struct client *c) { reply_bulk(c, c->argv[1].ptr, c->argv[1].len); }
+void cmd_echo(struct cmd_ctx *c) { reply_bulk(c, c->argv[1].ptr, c->argv[1].len); }
 
-void cmd_quit(struct client *c) {
+void cmd_quit(struct cmd_ctx *c) {
     reply_ok(c);
-    client_set_close_after_reply(c);
+    if (c->cl) client_set_close_after_reply(c->cl);
 }
 
-void cmd_select(struct client *c) {
+void cmd_select(struct cmd_ctx *c) {
     long long id;
     if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &id)) {
         reply_error(c, ERR_NOT_INT);
@@ -39,7 +41,7 @@ void cmd_select(struct client *c) {
 }
 
 /* Check "default"/password; 1 when the client may proceed. Replies on error. */
-static int try_auth(struct client *c, const hk_slice *user, const hk_slice *pass) {
+static int try_auth(struct cmd_ctx *c, const hk_slice *user, const hk_slice *pass) {
     if (!atomic_load(&cfg.requirepass_set) && (!user || hk_eqi(user->ptr, user->len, "default"))) {
         if (!user) {
             reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
@@ -47,18 +49,18 @@ static int try_auth(struct client *c, const hk_slice *user, const hk_slice *pass
             return 0;
         }
         /* "nopass" default user: any password is accepted. */
-        c->flags |= CLIENT_AUTHENTICATED;
+        c->cl->flags |= CLIENT_AUTHENTICATED;
         return 1;
     }
     if ((user && !(user->len == 7 && memcmp(user->ptr, "default", 7) == 0)) || !cfg_check_password(pass->ptr, pass->len)) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    c->flags |= CLIENT_AUTHENTICATED;
+    c->cl->flags |= CLIENT_AUTHENTICATED;
     return 1;
 }
 
-void cmd_auth(struct client *c) {
+void cmd_auth(struct cmd_ctx *c) {
     if (c->argc > 3) {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -74,7 +76,7 @@ int client_name_valid(const char *p, size_t len) {
     return 1;
 }
 
-void cmd_hello(struct client *c) {
+void cmd_hello(struct cmd_ctx *c) {
     long long ver = 0;
     int next = 1;
     if (c->argc >= 2) {
@@ -108,15 +110,15 @@ void cmd_hello(struct client *c) {
         }
     }
     if (user && !try_auth(c, user, pass)) return;
-    if (!(c->flags & CLIENT_AUTHENTICATED)) {
+    if (!(c->cl->flags & CLIENT_AUTHENTICATED)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
                        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
                        "RESP protocol version at the same time");
         return;
     }
     if (name) {
-        hk_free(c->name);
-        c->name = name->len ? hk_strndup(name->ptr, name->len) : NULL;
+        hk_free(c->cl->name);
+        c->cl->name = name->len ? hk_strndup(name->ptr, name->len) : NULL;
     }
     if (ver) c->resp = (int)ver;
     reply_map(c, 7);
@@ -127,7 +129,7 @@ void cmd_hello(struct client *c) {
     reply_bulk_cstr(c, "proto");
     reply_int(c, c->resp);
     reply_bulk_cstr(c, "id");
-    reply_int(c, (long long)c->id);
+    reply_int(c, (long long)c->cl->id);
     reply_bulk_cstr(c, "mode");
     reply_bulk_cstr(c, "standalone");
     reply_bulk_cstr(c, "role");
@@ -136,13 +138,14 @@ void cmd_hello(struct client *c) {
     reply_array(c, 0);
 }
 
-void cmd_reset(struct client *c) {
+void cmd_reset(struct cmd_ctx *c) {
     c->resp = 2;
     c->db = 0;
-    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
-    hk_free(c->name);
-    c->name = NULL;
-    if (atomic_load(&cfg.requirepass_set)) c->flags &= ~CLIENT_AUTHENTICATED;
-    else c->flags |= CLIENT_AUTHENTICATED;
+    c->cl->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    c->flags &= ~(CTX_MUTED | CTX_NO_TOUCH);
+    hk_free(c->cl->name);
+    c->cl->name = NULL;
+    if (atomic_load(&cfg.requirepass_set)) c->cl->flags &= ~CLIENT_AUTHENTICATED;
+    else c->cl->flags |= CLIENT_AUTHENTICATED;
     reply_simple(c, "RESET");
 }

@@ -15,6 +15,7 @@
 #include "../core/util.h"
 #include "../server/config.h"
 #include "cmdutil.h"
+#include "../types/types.h"
 #include "zset.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@
 /* ---- argument helpers ---- */
 
 /* Longitude and latitude from argv[i], argv[i+1]; replies on error. */
-static int geo_arg_lonlat(struct client *c, int i, double xy[2]) {
+static int geo_arg_lonlat(struct cmd_ctx *c, int i, double xy[2]) {
     for (int j = 0; j < 2; j++)
         if (!arg_double_or_reply(c, &c->argv[i + j], &xy[j], NULL)) return 0;
     if (xy[0] < GEO_LON_MIN || xy[0] > GEO_LON_MAX || xy[1] < GEO_LAT_MIN || xy[1] > GEO_LAT_MAX) {
@@ -36,7 +37,7 @@ static int geo_arg_lonlat(struct client *c, int i, double xy[2]) {
 }
 
 /* Metres per unit for argv[i]; replies and returns -1 when unknown. */
-static double geo_arg_unit(struct client *c, int i) {
+static double geo_arg_unit(struct cmd_ctx *c, int i) {
     const hk_slice *a = &c->argv[i];
     if (arg_is(a, "m")) return 1;
     if (arg_is(a, "km")) return 1000;
@@ -47,7 +48,7 @@ static double geo_arg_unit(struct client *c, int i) {
 }
 
 /* "<radius> <unit>" at argv[i]. */
-static int geo_arg_radius(struct client *c, int i, struct geo_shape *s) {
+static int geo_arg_radius(struct cmd_ctx *c, int i, struct geo_shape *s) {
     double r;
     if (!arg_double_or_reply(c, &c->argv[i], &r, "ERR need numeric radius")) return 0;
     if (r < 0) {
@@ -63,7 +64,7 @@ static int geo_arg_radius(struct client *c, int i, struct geo_shape *s) {
 }
 
 /* "<width> <height> <unit>" at argv[i]. */
-static int geo_arg_box(struct client *c, int i, struct geo_shape *s) {
+static int geo_arg_box(struct cmd_ctx *c, int i, struct geo_shape *s) {
     double w, h;
     if (!arg_double_or_reply(c, &c->argv[i], &w, "ERR need numeric width") ||
         !arg_double_or_reply(c, &c->argv[i + 1], &h, "ERR need numeric height"))
@@ -91,7 +92,7 @@ static int geo_member_pos(struct kv *e, const hk_slice *m, double xy[2]) {
 /* ---- reply helpers ---- */
 
 /* A distance: always a bulk string with four decimals. */
-static void geo_reply_dist(struct client *c, double d) {
+static void geo_reply_dist(struct cmd_ctx *c, double d) {
     char buf[128];
     int n = snprintf(buf, sizeof(buf), "%.4f", d);
     reply_bulk(c, buf, (size_t)n);
@@ -99,7 +100,7 @@ static void geo_reply_dist(struct client *c, double d) {
 
 /* A coordinate in the human long double form: bulk in RESP2, a RESP3
  * double otherwise (not the shortest round-trip form reply_double uses). */
-static void geo_reply_coord(struct client *c, double d) {
+static void geo_reply_coord(struct cmd_ctx *c, double d) {
     char buf[160];
     int n = hk_ld2str(buf + 1, sizeof(buf) - 3, (long double)d);
     if (c->resp >= 3) {
@@ -118,14 +119,14 @@ static void geo_reply_coord(struct client *c, double d) {
  * maxlen bytes, with the encoding ZADD would pick. */
 static struct kv *geo_zset_create(struct keyref *k, unsigned long count, size_t maxlen) {
     struct kv *e;
-    if (count <= (unsigned long)CFG(zset_max_listpack_entries) && maxlen <= (size_t)CFG(zset_max_listpack_value))
+    if (count <= (unsigned long)TLIM(zset_max_listpack_entries) && maxlen <= (size_t)TLIM(zset_max_listpack_value))
         e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_LISTPACK, lp_new(), -1);
     else
         e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_SKIPLIST, zsl_new(), -1);
-    return db_put(k, e);
+    return db_put(k, e, KEV_ZADD);
 }
 
-void cmd_geoadd(struct client *c) {
+void cmd_geoadd(struct cmd_ctx *c) {
     int nx = 0, xx = 0, ch = 0, first = 2;
     for (; first < c->argc; first++) {
         const hk_slice *a = &c->argv[first];
@@ -167,17 +168,22 @@ void cmd_geoadd(struct client *c) {
         e = geo_zset_create(&k, (unsigned long)n, maxlen);
     }
     int flags = (nx ? ZADD_NX : 0) | (xx ? ZADD_XX : 0);
+    int reported = 0;
     for (int j = 0; j < n; j++) {
         const hk_slice *m = &c->argv[first + 3 * j + 2];
         int out = 0;
         double ns = scores[j];
+        /* The write is reported before the first member that changes. */
+        if (!reported && zs_add_changes(e, scores[j], m->ptr, m->len, flags)) {
+            db_written(&k, KEV_ZADD);
+            reported = 1;
+        }
         /* Scores are finite integers below 2^54: no NaN can arise. */
         zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns);
         if (out & ZADD_ADDED) added++;
         if (out & ZADD_UPDATED) changed++;
     }
-    if (added + changed) db_touch_write(&k);
-    if (zs_len(e) == 0) db_delete(&k, c->now_ms);
+    if (zs_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
     reply_int(c, ch ? added + changed : added);
 done:
     if (scores != stack_scores) hk_free(scores);
@@ -185,7 +191,7 @@ done:
 
 /* ---- GEODIST / GEOHASH / GEOPOS ---- */
 
-void cmd_geodist(struct client *c) {
+void cmd_geodist(struct cmd_ctx *c) {
     double conv = 1;
     if (c->argc == 5) {
         conv = geo_arg_unit(c, 4);
@@ -210,7 +216,7 @@ void cmd_geodist(struct client *c) {
     geo_reply_dist(c, geo_distance(a[0], a[1], b[0], b[1]) / conv);
 }
 
-void cmd_geohash(struct client *c) {
+void cmd_geohash(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -226,7 +232,7 @@ void cmd_geohash(struct client *c) {
     }
 }
 
-void cmd_geopos(struct client *c) {
+void cmd_geopos(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -356,7 +362,7 @@ enum { SORT_NONE, SORT_ASC, SORT_DESC };
 #define GEO_SEARCHSTORE 16
 
 /* Every search command. srcidx is the source key's argv index. */
-static void geo_search(struct client *c, int srcidx, int flags) {
+static void geo_search(struct cmd_ctx *c, int srcidx, int flags) {
     struct keyref k;
     key_of(c, srcidx, &k);
     struct kv *e = lookup_read(c, &k);
@@ -473,7 +479,7 @@ static void geo_search(struct client *c, int srcidx, int flags) {
     if (storeidx >= 0) key_of(c, storeidx, &dk);
     if (!e) {
         if (storeidx >= 0) {
-            if (db_delete(&dk, c->now_ms)) db_touch_write(&dk);
+            db_delete(&dk, c->now_ms, KEV_DEL);
             reply_int(c, 0);
         } else {
             reply_array(c, 0);
@@ -511,24 +517,24 @@ static void geo_search(struct client *c, int srcidx, int flags) {
             zsl_insert(z, storedist ? p->dist / s.conversion : p->score, p->member, p->mlen);
         }
         /* The source entry may be the destination; it is not used again. */
-        zs_store_result(c, &dk, z);
+        zs_store_result(c, &dk, z, (flags & GEO_SEARCHSTORE) ? KEV_GEOSEARCHSTORE : KEV_GEORADIUSSTORE);
         reply_int(c, (long long)n);
     }
     gp_free(&g);
 }
 
-void cmd_georadius(struct client *c) { geo_search(c, 1, GEO_FROM_COORDS); }
-void cmd_georadiusbymember(struct client *c) { geo_search(c, 1, GEO_FROM_MEMBER); }
-void cmd_georadius_ro(struct client *c) { geo_search(c, 1, GEO_FROM_COORDS | GEO_NOSTORE); }
-void cmd_georadiusbymember_ro(struct client *c) { geo_search(c, 1, GEO_FROM_MEMBER | GEO_NOSTORE); }
-void cmd_geosearch(struct client *c) { geo_search(c, 1, GEO_SEARCH); }
-void cmd_geosearchstore(struct client *c) { geo_search(c, 2, GEO_SEARCH | GEO_SEARCHSTORE); }
+void cmd_georadius(struct cmd_ctx *c) { geo_search(c, 1, GEO_FROM_COORDS); }
+void cmd_georadiusbymember(struct cmd_ctx *c) { geo_search(c, 1, GEO_FROM_MEMBER); }
+void cmd_georadius_ro(struct cmd_ctx *c) { geo_search(c, 1, GEO_FROM_COORDS | GEO_NOSTORE); }
+void cmd_georadiusbymember_ro(struct cmd_ctx *c) { geo_search(c, 1, GEO_FROM_MEMBER | GEO_NOSTORE); }
+void cmd_geosearch(struct cmd_ctx *c) { geo_search(c, 1, GEO_SEARCH); }
+void cmd_geosearchstore(struct cmd_ctx *c) { geo_search(c, 2, GEO_SEARCH | GEO_SEARCHSTORE); }
 
 /* Position of the key after the first `word` at or past argv[from], -1
  * when there is none (how a keyword key spec finds it). */
-static int geo_keyword_key(struct client *c, int from, const char *word) {
-    for (int i = from; i + 1 < c->argc; i++)
-        if (arg_is(&c->argv[i], word)) return i + 1;
+static int geo_keyword_key(const hk_slice *argv, int argc, int from, const char *word) {
+    for (int i = from; i + 1 < argc; i++)
+        if (arg_is(&argv[i], word)) return i + 1;
     return -1;
 }
 
@@ -536,16 +542,16 @@ static int geo_keyword_key(struct client *c, int from, const char *word) {
  * the source, the key after the first STORE and the key after the first
  * STOREDIST; plus the target the command really writes (the last STORE or
  * STOREDIST wins) when that is another one, so its shard is locked. */
-int geo_radius_getkeys(struct client *c, int *keys, int max) {
-    if (max < 4 || c->argc < 2) return -1;
-    int from = arg_is(&c->argv[0], "georadius") ? 6 : 5;
+int geo_radius_getkeys(const hk_slice *argv, int argc, int *keys, int max) {
+    if (max < 4 || argc < 2) return -1;
+    int from = arg_is(&argv[0], "georadius") ? 6 : 5;
     int n = 0, target = -1;
     keys[n++] = 1;
-    int st = geo_keyword_key(c, from, "store"), sd = geo_keyword_key(c, from, "storedist");
+    int st = geo_keyword_key(argv, argc, from, "store"), sd = geo_keyword_key(argv, argc, from, "storedist");
     if (st > 0) keys[n++] = st;
     if (sd > 0) keys[n++] = sd;
-    for (int i = 5; i + 1 < c->argc; i++) {
-        if (arg_is(&c->argv[i], "store") || arg_is(&c->argv[i], "storedist")) {
+    for (int i = 5; i + 1 < argc; i++) {
+        if (arg_is(&argv[i], "store") || arg_is(&argv[i], "storedist")) {
             target = i + 1;
             i++;
         }

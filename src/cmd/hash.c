@@ -13,6 +13,8 @@
  * cmdutil.h/db.h with the key's shard locked by dispatch, and every
  * function here runs under that lock. */
 #include "cmdutil.h"
+#include "../types/digest.h"
+#include "../types/types.h"
 
 #include "../core/alloc.h"
 #include "../core/hash.h"
@@ -86,48 +88,62 @@ static void hash_ht_free(struct htable *t) {
     hk_free(t);
 }
 
-static void hash_free(void *ptr, int enc) {
-    if (enc == ENC_LISTPACK) lp_free(ptr);
-    else hash_ht_free(ptr);
+static void hash_free(struct kv *e) {
+    if (kv_enc(e) == ENC_LISTPACK) lp_free(kv_ptr(e));
+    else hash_ht_free(kv_ptr(e));
 }
 
 /* Bytes used by the value. For a hash table, `samples` entries (0 = all)
  * are measured and the average is scaled to the whole table, as MEMORY
  * USAGE SAMPLES does in Redis. */
-static size_t hash_usage(const void *ptr, int enc, size_t samples) {
-    if (enc == ENC_LISTPACK) return hk_usable_size((void *)ptr);
-    const struct htable *t = ptr;
+static size_t hash_usage(const struct kv *e, size_t samples) {
+    if (kv_enc(e) == ENC_LISTPACK) return hk_usable_size(kv_ptr(e));
+    const struct htable *t = kv_ptr(e);
     size_t n = hk_usable_size((void *)t) + ht_overhead(t);
     if (!t->count) return n;
     size_t seen = 0, bytes = 0;
     struct ht_iter it;
     ht_iter_init(&it, t);
-    for (struct hnode *e; (samples == 0 || seen < samples) && (e = ht_iter_next(&it));) {
-        bytes += hk_usable_size(e);
+    for (struct hnode *h; (samples == 0 || seen < samples) && (h = ht_iter_next(&it));) {
+        bytes += hk_usable_size(h);
         seen++;
     }
     return n + (size_t)((double)bytes / (double)seen * (double)t->count);
 }
 
-static void *hash_dup(const void *ptr, int enc) {
-    if (enc == ENC_LISTPACK) return lp_dup(ptr);
-    const struct htable *src = ptr;
+static struct kv *hash_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
+    if (kv_enc(e) == ENC_LISTPACK) return kv_new_ptr(key, klen, OBJ_HASH, ENC_LISTPACK, lp_dup(kv_ptr(e)), expire);
+    const struct htable *src = kv_ptr(e);
     struct htable *t = hk_malloc(sizeof(*t));
     ht_init(t);
     if (src->count) ht_resize(t, src->count, hent_hash, NULL);
     struct ht_iter it;
     ht_iter_init(&it, src);
-    for (struct hnode *e; (e = ht_iter_next(&it));) {
-        const struct hent *h = (const struct hent *)e;
-        struct hent *c = hent_new(hent_field(h), h->flen, hent_value(h), h->vlen);
-        ht_insert(t, &c->node, hk_hash(hent_field(c), c->flen), hent_hash, NULL);
+    for (struct hnode *n; (n = ht_iter_next(&it));) {
+        const struct hent *h = (const struct hent *)n;
+        struct hent *cp = hent_new(hent_field(h), h->flen, hent_value(h), h->vlen);
+        ht_insert(t, &cp->node, hk_hash(hent_field(cp), cp->flen), hent_hash, NULL);
     }
-    return t;
+    return kv_new_ptr(key, klen, OBJ_HASH, ENC_HT, t, expire);
 }
 
-static const struct obj_ops hash_ops = {hash_free, hash_usage, hash_dup};
+static void hash_each(const struct kv *e, void (*fn)(void *ctx, const char *f, size_t fl, const char *v, size_t vl),
+                      void *ctx);
 
-void hash_init(void) { obj_register(OBJ_HASH, &hash_ops); }
+static void digest_pair(void *ctx, const char *f, size_t fl, const char *v, size_t vl) {
+    unsigned char pair[20] = {0};
+    dg_mix(pair, f, fl);
+    dg_mix(pair, v, vl);
+    dg_xor(ctx, pair, 20);
+}
+
+/* Each field/value pair digested on its own, the pairs folded by xor:
+ * the order of the fields does not matter. */
+static void hash_digest(const struct kv *e, unsigned char digest[20]) { hash_each(e, digest_pair, digest); }
+
+const struct type_ops hash_type_ops = {
+    .name = "hash", .free = hash_free, .dup = hash_dup, .usage = hash_usage, .digest = hash_digest,
+};
 
 /* ---- encoding-independent operations ---------------------------------------------- */
 
@@ -165,11 +181,11 @@ static void hash_convert(struct kv *e, uint64_t hint) {
 static void hash_try_convert(struct kv *e, const hk_slice *argv, int start, int end) {
     if (kv_enc(e) != ENC_LISTPACK) return;
     uint64_t pairs = (uint64_t)(end - start + 1) / 2;
-    if (pairs > (uint64_t)CFG(hash_max_listpack_entries)) {
+    if (pairs > (uint64_t)TLIM(hash_max_listpack_entries)) {
         hash_convert(e, pairs);
         return;
     }
-    size_t maxv = (size_t)CFG(hash_max_listpack_value), sum = 0;
+    size_t maxv = (size_t)TLIM(hash_max_listpack_value), sum = 0;
     for (int i = start; i <= end; i++) {
         if (argv[i].len > maxv) {
             hash_convert(e, 0);
@@ -214,7 +230,7 @@ static int hash_exists(const struct kv *e, const char *f, size_t fl) {
  * stays where it is; only its value pointer changes. */
 static int hash_set(struct kv *e, const char *f, size_t fl, const char *v, size_t vl) {
     if (kv_enc(e) == ENC_LISTPACK) {
-        size_t maxv = (size_t)CFG(hash_max_listpack_value);
+        size_t maxv = (size_t)TLIM(hash_max_listpack_value);
         if (fl > maxv || vl > maxv ||
             (unsigned long long)lp_bytes(kv_ptr(e)) + fl + vl > HASH_LP_SAFE_BYTES)
             hash_convert(e, 0);
@@ -229,7 +245,7 @@ static int hash_set(struct kv *e, const char *f, size_t fl, const char *v, size_
         lp = lp_append(lp, f, fl);
         lp = lp_append(lp, v, vl);
         kv_set_ptr(e, lp);
-        if ((unsigned long long)lp_count(lp) / 2 > (unsigned long long)CFG(hash_max_listpack_entries))
+        if ((unsigned long long)lp_count(lp) / 2 > (unsigned long long)TLIM(hash_max_listpack_entries))
             hash_convert(e, 0);
         return 1;
     }
@@ -296,19 +312,22 @@ static void hash_each(const struct kv *e, hash_visit_fn fn, void *ctx) {
 
 /* ---- lookups shared by the handlers ------------------------------------------------ */
 
-/* The hash at argv[1] for a write, created empty (listpack) when absent.
- * NULL after a WRONGTYPE reply. A created key must not be left empty: the
- * callers only create when they are about to add a field. */
-static struct kv *hash_lookup_create(struct client *c, struct keyref *k) {
+/* The hash at argv[1] for a write, created empty (listpack) when absent,
+ * which reports `ev` (*created set); a caller that then changes an
+ * existing hash reports its event itself, before the change. NULL after
+ * a WRONGTYPE reply. A created key must not be left empty: the callers
+ * only create when they are about to add a field. */
+static struct kv *hash_lookup_create(struct cmd_ctx *c, struct keyref *k, int ev, int *created) {
     key_of(c, 1, k);
     struct kv *e = lookup_write(c, k);
+    *created = !e;
     if (e) return check_type(c, e, OBJ_HASH) ? e : NULL;
-    return db_put(k, kv_new_ptr(k->key, k->klen, OBJ_HASH, ENC_LISTPACK, lp_new(), -1));
+    return db_put(k, kv_new_ptr(k->key, k->klen, OBJ_HASH, ENC_LISTPACK, lp_new(), -1), ev);
 }
 
 /* The hash at argv[1] for reading: *e NULL when absent. Returns 0 after a
  * WRONGTYPE reply. */
-static int hash_lookup_read(struct client *c, struct kv **e) {
+static int hash_lookup_read(struct cmd_ctx *c, struct kv **e) {
     struct keyref k;
     int bad;
     *e = lookup_typed(c, 1, &k, OBJ_HASH, 0, &bad);
@@ -319,43 +338,46 @@ static int hash_lookup_read(struct client *c, struct kv **e) {
 
 /* HSET/HMSET key field value [field value ...]; the reply is the number of
  * new fields (HSET) or OK (HMSET). */
-static void hset_generic(struct client *c, int hmset) {
+static void hset_generic(struct cmd_ctx *c, int hmset) {
     if (c->argc % 2 == 1) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->fullname);
+        reply_arity(c);
         return;
     }
     struct keyref k;
-    struct kv *e = hash_lookup_create(c, &k);
+    int created;
+    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created);
     if (!e) return;
+    /* Redis reports "hset" whether or not a value changes. */
+    if (!created) db_written(&k, KEV_HSET);
     hash_try_convert(e, c->argv, 2, c->argc - 1);
-    long long created = 0;
+    long long added = 0;
     for (int i = 2; i < c->argc; i += 2)
-        created += hash_set(e, c->argv[i].ptr, c->argv[i].len, c->argv[i + 1].ptr, c->argv[i + 1].len);
-    db_touch_write(&k);
+        added += hash_set(e, c->argv[i].ptr, c->argv[i].len, c->argv[i + 1].ptr, c->argv[i + 1].len);
     if (hmset) reply_ok(c);
-    else reply_int(c, created);
+    else reply_int(c, added);
 }
 
-void cmd_hset(struct client *c) { hset_generic(c, 0); }
-void cmd_hmset(struct client *c) { hset_generic(c, 1); }
+void cmd_hset(struct cmd_ctx *c) { hset_generic(c, 0); }
+void cmd_hmset(struct cmd_ctx *c) { hset_generic(c, 1); }
 
-void cmd_hsetnx(struct client *c) {
+void cmd_hsetnx(struct cmd_ctx *c) {
     struct keyref k;
-    struct kv *e = hash_lookup_create(c, &k);
+    int created;
+    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created);
     if (!e) return;
     if (hash_exists(e, c->argv[2].ptr, c->argv[2].len)) {
         reply_int(c, 0);
         return;
     }
+    if (!created) db_written(&k, KEV_HSET);
     hash_try_convert(e, c->argv, 2, 3);
     hash_set(e, c->argv[2].ptr, c->argv[2].len, c->argv[3].ptr, c->argv[3].len);
-    db_touch_write(&k);
     reply_int(c, 1);
 }
 
 /* ---- reads ------------------------------------------------------------------------- */
 
-void cmd_hget(struct client *c) {
+void cmd_hget(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     struct lp_val tmp;
@@ -365,7 +387,7 @@ void cmd_hget(struct client *c) {
     else reply_null(c);
 }
 
-void cmd_hmget(struct client *c) {
+void cmd_hmget(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     reply_array(c, c->argc - 2);
@@ -378,19 +400,19 @@ void cmd_hmget(struct client *c) {
     }
 }
 
-void cmd_hexists(struct client *c) {
+void cmd_hexists(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     reply_int(c, e && hash_exists(e, c->argv[2].ptr, c->argv[2].len));
 }
 
-void cmd_hlen(struct client *c) {
+void cmd_hlen(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     reply_int(c, e ? (long long)hash_len(e) : 0);
 }
 
-void cmd_hstrlen(struct client *c) {
+void cmd_hstrlen(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     struct lp_val tmp;
@@ -403,7 +425,7 @@ void cmd_hstrlen(struct client *c) {
 enum { HG_FIELDS = 1, HG_VALUES = 2 };
 
 struct hgetall_ctx {
-    struct client *c;
+    struct cmd_ctx *c;
     int what;
 };
 
@@ -414,7 +436,7 @@ static void hgetall_visit(void *arg, const char *f, size_t fl, const char *v, si
 }
 
 /* HGETALL (a map in RESP3), HKEYS, HVALS. */
-static void hgetall_generic(struct client *c, int what) {
+static void hgetall_generic(struct cmd_ctx *c, int what) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     long long n = e ? (long long)hash_len(e) : 0;
@@ -425,13 +447,13 @@ static void hgetall_generic(struct client *c, int what) {
     hash_each(e, hgetall_visit, &x);
 }
 
-void cmd_hgetall(struct client *c) { hgetall_generic(c, HG_FIELDS | HG_VALUES); }
-void cmd_hkeys(struct client *c) { hgetall_generic(c, HG_FIELDS); }
-void cmd_hvals(struct client *c) { hgetall_generic(c, HG_VALUES); }
+void cmd_hgetall(struct cmd_ctx *c) { hgetall_generic(c, HG_FIELDS | HG_VALUES); }
+void cmd_hkeys(struct cmd_ctx *c) { hgetall_generic(c, HG_FIELDS); }
+void cmd_hvals(struct cmd_ctx *c) { hgetall_generic(c, HG_VALUES); }
 
 /* ---- HDEL -------------------------------------------------------------------------- */
 
-void cmd_hdel(struct client *c) {
+void cmd_hdel(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -442,27 +464,28 @@ void cmd_hdel(struct client *c) {
     if (!check_type(c, e, OBJ_HASH)) return;
     long long deleted = 0;
     for (int i = 2; i < c->argc; i++) {
+        if (!deleted && hash_exists(e, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_HDEL);
         deleted += hash_del(e, c->argv[i].ptr, c->argv[i].len);
         if (hash_len(e) == 0) break;
     }
     if (deleted) {
-        if (hash_len(e) == 0) db_delete(&k, c->now_ms);
+        if (hash_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
         else if (kv_enc(e) == ENC_HT) ht_maybe_shrink(kv_ptr(e), hent_hash, NULL);
-        db_touch_write(&k);
     }
     reply_int(c, deleted);
 }
 
 /* ---- HINCRBY HINCRBYFLOAT ---------------------------------------------------------- */
 
-void cmd_hincrby(struct client *c) {
+void cmd_hincrby(struct cmd_ctx *c) {
     long long incr, value = 0;
     if (!hk_str2ll(c->argv[3].ptr, c->argv[3].len, &incr)) {
         reply_error(c, ERR_NOT_INT);
         return;
     }
     struct keyref k;
-    struct kv *e = hash_lookup_create(c, &k);
+    int created;
+    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBY, &created);
     if (!e) return;
     struct lp_val tmp;
     const char *v;
@@ -470,7 +493,7 @@ void cmd_hincrby(struct client *c) {
     if (hash_get(e, c->argv[2].ptr, c->argv[2].len, &tmp, &v, &vl)) {
         if (kv_enc(e) == ENC_LISTPACK && tmp.is_int) value = tmp.v;
         else if (!hk_str2ll(v, vl, &value)) {
-            reply_error(c, "ERR hash value is not an integer");
+            reply_status(c, HK_ERR_HASH_NOT_INT);
             return;
         }
     }
@@ -481,8 +504,8 @@ void cmd_hincrby(struct client *c) {
     value += incr;
     char buf[HK_LONG_STR_SIZE];
     int n = hk_ll2str(buf, value);
+    if (!created) db_written(&k, KEV_HINCRBY);
     hash_set(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
-    db_touch_write(&k);
     reply_int(c, value);
 }
 
@@ -505,7 +528,7 @@ static int hash_parse_ld(const char *s, size_t len, long double *out) {
     return 1;
 }
 
-void cmd_hincrbyfloat(struct client *c) {
+void cmd_hincrbyfloat(struct cmd_ctx *c) {
     long double incr, value = 0;
     if (!hash_parse_ld(c->argv[3].ptr, c->argv[3].len, &incr)) {
         reply_error(c, ERR_NOT_FLOAT);
@@ -516,25 +539,32 @@ void cmd_hincrbyfloat(struct client *c) {
         return;
     }
     struct keyref k;
-    struct kv *e = hash_lookup_create(c, &k);
+    int created;
+    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBYFLOAT, &created);
     if (!e) return;
     struct lp_val tmp;
     const char *v;
     size_t vl;
     if (hash_get(e, c->argv[2].ptr, c->argv[2].len, &tmp, &v, &vl) && !hash_parse_ld(v, vl, &value)) {
-        reply_error(c, "ERR hash value is not a float");
+        reply_status(c, HK_ERR_HASH_NOT_FLOAT);
         return;
     }
     value += incr;
     if (isnan(value) || isinf(value)) {
-        reply_error(c, "ERR increment would produce NaN or Infinity");
+        reply_status(c, HK_ERR_NAN_INF);
         return;
     }
     char buf[5200];
     int n = hk_ld2str(buf, sizeof(buf), value);
     if (n < 0) n = 0;
+    if (!created) db_written(&k, KEV_HINCRBYFLOAT);
     hash_set(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
-    db_touch_write(&k);
+    /* The printed result, as Redis propagates it: HSET key field value. */
+    prop_begin(c, 4);
+    prop_arg_cstr(c, "HSET");
+    prop_arg(c, k.key, k.klen);
+    prop_arg_slice(c, &c->argv[2]);
+    prop_arg(c, buf, (size_t)n);
     reply_bulk(c, buf, (size_t)n);
 }
 
@@ -552,25 +582,25 @@ static const struct hent *hash_ht_random(struct htable *t) {
 }
 
 /* One field (and value) of an HRANDFIELD-with-count reply. */
-static void hrand_emit(struct client *c, int withvalues, const char *f, size_t fl, const char *v, size_t vl) {
+static void hrand_emit(struct cmd_ctx *c, int withvalues, const char *f, size_t fl, const char *v, size_t vl) {
     if (withvalues && c->resp >= 3) reply_array(c, 2);
     reply_bulk(c, f, fl);
     if (withvalues) reply_bulk(c, v, vl);
 }
 
-static void hrand_emit_lp(struct client *c, int withvalues, const lpack *lp, size_t pos) {
+static void hrand_emit_lp(struct cmd_ctx *c, int withvalues, const lpack *lp, size_t pos) {
     struct lp_val f, v;
     lp_get(lp, pos, &f);
     if (withvalues) lp_get(lp, lp_next(lp, pos), &v);
     hrand_emit(c, withvalues, f.s, f.len, withvalues ? v.s : NULL, withvalues ? v.len : 0);
 }
 
-static void hrand_emit_ht(struct client *c, int withvalues, const struct hent *h) {
+static void hrand_emit_ht(struct cmd_ctx *c, int withvalues, const struct hent *h) {
     hrand_emit(c, withvalues, hent_field(h), h->flen, hent_value(h), h->vlen);
 }
 
 struct hrand_all_ctx {
-    struct client *c;
+    struct cmd_ctx *c;
     int withvalues;
 };
 
@@ -592,7 +622,7 @@ static const struct hent **hash_ht_array(const struct htable *t) {
 /* Distinct random entries of a large table (count well below its size):
  * random picks, duplicates rejected through a small open-addressing set
  * of pointers. */
-static void hrand_ht_sparse(struct client *c, struct htable *t, unsigned long count, int withvalues) {
+static void hrand_ht_sparse(struct cmd_ctx *c, struct htable *t, unsigned long count, int withvalues) {
     size_t cap = 16;
     while (cap < count * 2) cap <<= 1;
     const struct hent **set = hk_calloc(cap, sizeof(*set));
@@ -612,7 +642,7 @@ static void hrand_ht_sparse(struct client *c, struct htable *t, unsigned long co
 /* HRANDFIELD key count [WITHVALUES] once the count is parsed. A negative
  * count allows repeats; a positive one returns distinct fields, the whole
  * hash when it is at least the size. */
-static void hrandfield_count(struct client *c, long long l, int withvalues) {
+static void hrandfield_count(struct cmd_ctx *c, long long l, int withvalues) {
     struct kv *e;
     struct keyref k;
     key_of(c, 1, &k);
@@ -684,7 +714,7 @@ static void hrandfield_count(struct client *c, long long l, int withvalues) {
     hk_free(a);
 }
 
-void cmd_hrandfield(struct client *c) {
+void cmd_hrandfield(struct cmd_ctx *c) {
     if (c->argc >= 3) {
         long long l;
         if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &l)) {
@@ -751,7 +781,7 @@ static void hscan_visit(struct hnode *node, void *arg) {
 /* Collects matching pairs of a listpack hash into the reply buffer while
  * counting them; the header is written afterwards. */
 struct hscan_lp_ctx {
-    struct client *c;
+    struct cmd_ctx *c;
     const char *pat;
     size_t plen;
     int novalues;
@@ -770,7 +800,7 @@ static void hscan_lp_visit(void *arg, const char *f, size_t fl, const char *v, s
  * hash is returned whole with cursor 0 whatever the cursor; a hash table
  * is walked with ht_scan's reverse-binary cursor, stopping after `count`
  * fields or count*10 buckets (COUNT is a hint, as in Redis). */
-void cmd_hscan(struct client *c) {
+void cmd_hscan(struct cmd_ctx *c) {
     uint64_t cursor;
     if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     struct kv *e;

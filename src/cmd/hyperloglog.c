@@ -230,7 +230,7 @@ static int hll_bytes_ok(const char *p, size_t len) {
 /* Type check for a found key: replies WRONGTYPE (the generic one for other
  * types, the HyperLogLog one for strings that are not sketches) and returns
  * 0 when e cannot be used. */
-static int hll_check(struct client *c, const struct kv *e) {
+static int hll_check(struct cmd_ctx *c, const struct kv *e) {
     if (!check_type(c, e, OBJ_STRING)) return 0;
     char nb[HK_LONG_STR_SIZE];
     const char *p;
@@ -378,6 +378,34 @@ static int hll_raise(struct rawstr **sp, int index, int count) {
     return sparse_raise(sp, index, count);
 }
 
+/* Whether hll_raise(s, index, count) would change the sketch, without
+ * changing it: a PFADD reports its write before the first register it
+ * raises. A malformed sparse stream counts as "yes" (the raise itself then
+ * reports the corruption). */
+static int hll_would_raise(const struct rawstr *s, int index, int count) {
+    const unsigned char *b = (const unsigned char *)s->buf;
+    if (b[4] == HLL_ENC_DENSE) return dense_get(b + HLL_HDR, index) < count;
+    const unsigned char *p = b + HLL_HDR, *end = b + s->len;
+    int first = 0;
+    while (p < end) {
+        int span, val = 0;
+        if (op_is_zero(p)) {
+            span = op_zero_len(p);
+            p++;
+        } else if (op_is_xzero(p)) {
+            span = op_xzero_len(p, end);
+            p += 2;
+        } else {
+            span = op_val_len(p);
+            val = op_val_value(p);
+            p++;
+        }
+        if (index < first + span) return val < count;
+        first += span;
+    }
+    return 1;
+}
+
 /* Fold a validated sketch into max[] (register-wise maximum). Returns 0
  * for a corrupt sparse stream. */
 static int hll_fold(uint8_t *max, const char *p, size_t len) {
@@ -460,13 +488,13 @@ static uint64_t hll_count_bytes(const char *p, size_t len, int *ok) {
 /* The sketch of key k, as a mutable rawstr owned by the entry returned in
  * *ep, created empty when absent (*created set). Returns NULL after an
  * error reply. */
-static struct rawstr *hll_target(struct client *c, const struct keyref *k, struct kv **ep, int *created) {
+static struct rawstr *hll_target(struct cmd_ctx *c, const struct keyref *k, struct kv **ep, int *created) {
     struct kv *e = lookup_write(c, k);
     *created = 0;
     if (!e) {
         struct rawstr *s = hll_new_sparse();
         e = kv_new_ptr(k->key, k->klen, OBJ_STRING, ENC_RAW, s, -1);
-        db_put(k, e);
+        db_put(k, e, KEV_PFADD);
         *ep = e;
         *created = 1;
         return s;
@@ -477,15 +505,20 @@ static struct rawstr *hll_target(struct client *c, const struct keyref *k, struc
     return s;
 }
 
-void cmd_pfadd(struct client *c) {
+void cmd_pfadd(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e;
     int updated;
     struct rawstr *s = hll_target(c, &k, &e, &updated);
     if (!s) return;
+    int reported = updated;
     for (int j = 2; j < c->argc; j++) {
         int idx, cnt = hll_pattern((const unsigned char *)c->argv[j].ptr, c->argv[j].len, &idx);
+        if (!reported && hll_would_raise(s, idx, cnt)) {
+            db_written(&k, KEV_PFADD);
+            reported = 1;
+        }
         int r = hll_raise(&s, idx, cnt);
         if (r < 0) {
             kv_set_ptr(e, s);
@@ -495,14 +528,11 @@ void cmd_pfadd(struct client *c) {
         updated += r;
     }
     kv_set_ptr(e, s);
-    if (updated) {
-        hll_invalidate(s);
-        db_touch_write(&k);
-    }
+    if (updated) hll_invalidate(s);
     reply_int(c, updated ? 1 : 0);
 }
 
-void cmd_pfcount(struct client *c) {
+void cmd_pfcount(struct cmd_ctx *c) {
     if (c->argc > 2) {
         /* Union of several sketches, none of them modified. */
         uint8_t *max = hk_malloc(HLL_REGS);
@@ -554,14 +584,15 @@ void cmd_pfcount(struct client *c) {
             reply_error(c, ERR_HLL_CORRUPT);
             return;
         }
-        /* Cache it: a read that writes, propagated like a write. */
+        /* Cache it: a read that writes, propagated like a write (Redis
+         * sends no keyspace event for it). */
+        db_written(&k, KEV_CACHE);
         for (int i = 0; i < 8; i++) b[8 + i] = (unsigned char)(card >> (8 * i));
-        db_touch_write(&k);
     }
     reply_int(c, (long long)card);
 }
 
-void cmd_pfmerge(struct client *c) {
+void cmd_pfmerge(struct cmd_ctx *c) {
     uint8_t *max = hk_malloc(HLL_REGS);
     memset(max, 0, HLL_REGS);
     int dense = 0;
@@ -588,6 +619,8 @@ void cmd_pfmerge(struct client *c) {
     int created;
     struct rawstr *s = hll_target(c, &k, &e, &created);
     if (!s) goto out;
+    /* PFMERGE always writes (Redis notifies "pfadd" whatever changed). */
+    if (!created) db_written(&k, KEV_PFADD);
     if (dense && !hll_to_dense(&s)) {
         kv_set_ptr(e, s);
         reply_error(c, ERR_HLL_CORRUPT);
@@ -599,7 +632,6 @@ void cmd_pfmerge(struct client *c) {
         if (max[i]) hll_raise(&s, i, max[i]);
     kv_set_ptr(e, s);
     hll_invalidate(s);
-    db_touch_write(&k);
     reply_ok(c);
 out:
     hk_free(max);

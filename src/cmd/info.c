@@ -6,14 +6,14 @@
  * instantaneous rates come from samples that worker 0 takes in its cron.
  * Fields for machinery HotKV does not have (forks, RDB/AOF, replicas, defrag)
  * report the idle values Redis reports when that machinery is idle, which
- * is the truth here. This file does not reset or own any per-request state:
- * CONFIG RESETSTAT asks each worker to zero its own counters
- * (stats_reset_worker). */
+ * is the truth here. The counters, their sums, samples and resets belong to
+ * the server layer (src/server/stats.c); this file only formats them. */
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
+#include "../server/stats.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -24,152 +24,6 @@
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-/* ---- instantaneous metrics and peak memory --------------------------------- */
-
-#define INST_SAMPLES 16
-#define INST_PERIOD_MS 100
-enum { INST_OPS, INST_NET_IN, INST_NET_OUT, INST_N };
-
-/* Written by worker 0 only (last_*), samples read by any thread. */
-static long long inst_last_ms;
-static unsigned long long inst_last[INST_N];
-static _Atomic long long inst_samples[INST_N][INST_SAMPLES];
-static _Atomic int inst_idx;
-static _Atomic size_t peak_memory;
-
-static void peak_update(size_t used) {
-    size_t cur = atomic_load_explicit(&peak_memory, memory_order_relaxed);
-    while (used > cur && !atomic_compare_exchange_weak(&peak_memory, &cur, used)) {
-    }
-}
-
-static void sum_counters(unsigned long long out[INST_N]) {
-    out[INST_OPS] = out[INST_NET_IN] = out[INST_NET_OUT] = 0;
-    for (int i = 0; i < server.nworkers; i++) {
-        struct worker *w = &server.workers[i];
-        out[INST_OPS] += stat_get(&w->stats.commands_processed);
-        out[INST_NET_IN] += stat_get(&w->stats.net_input_bytes);
-        out[INST_NET_OUT] += stat_get(&w->stats.net_output_bytes);
-    }
-}
-
-/* Called from worker 0's cron: one sample per metric every 100 ms (per
- * second rates, averaged over the last 16 samples on read, as Redis does),
- * and the memory peak. */
-void info_cron(struct worker *w) {
-    if (w->id != 0) return;
-    peak_update(hk_used_memory());
-    long long now = w->now_ms;
-    if (inst_last_ms && now - inst_last_ms < INST_PERIOD_MS) return;
-    unsigned long long cur[INST_N];
-    sum_counters(cur);
-    if (inst_last_ms) {
-        long long dt = now - inst_last_ms;
-        int idx = atomic_load_explicit(&inst_idx, memory_order_relaxed);
-        for (int m = 0; m < INST_N; m++) {
-            /* Counters go back to 0 after CONFIG RESETSTAT: no negative rate. */
-            unsigned long long d = cur[m] >= inst_last[m] ? cur[m] - inst_last[m] : 0;
-            atomic_store_explicit(&inst_samples[m][idx], (long long)(d * 1000 / (unsigned long long)dt),
-                                  memory_order_relaxed);
-        }
-        atomic_store_explicit(&inst_idx, (idx + 1) % INST_SAMPLES, memory_order_relaxed);
-    }
-    inst_last_ms = now;
-    memcpy(inst_last, cur, sizeof(cur));
-}
-
-static long long inst_get(int m) {
-    long long sum = 0;
-    for (int i = 0; i < INST_SAMPLES; i++) sum += atomic_load_explicit(&inst_samples[m][i], memory_order_relaxed);
-    return sum / INST_SAMPLES;
-}
-
-/* ---- resetting -------------------------------------------------------------- */
-
-static void zero(stat_t *s) { atomic_store_explicit(s, 0, memory_order_relaxed); }
-
-/* Runs on w's own thread (through worker_broadcast): w is the only writer
- * of these counters, so zeroing them here races with nothing. The dirty
- * counters are left alone: Redis does not reset rdb_changes_since_last_save. */
-void stats_reset_worker(struct worker *w) {
-    struct worker_stats *s = &w->stats;
-    zero(&s->connections_received);
-    zero(&s->commands_processed);
-    zero(&s->rejected_conn);
-    zero(&s->net_input_bytes);
-    zero(&s->net_output_bytes);
-    zero(&s->expired_keys);
-    zero(&s->expired_stale_perc);
-    zero(&s->keyspace_hits);
-    zero(&s->keyspace_misses);
-    zero(&s->total_errors);
-    zero(&s->evicted_clients);
-    zero(&s->client_qbuf_limit_disconnections);
-    zero(&s->client_outbuf_limit_disconnections);
-    zero(&s->io_reads);
-    zero(&s->io_writes);
-    zero(&s->unexpected_error_replies);
-    zero(&s->total_reads_processed);
-    zero(&s->total_writes_processed);
-    zero(&w->sstats.expired);
-    zero(&w->sstats.expired_active);
-    zero(&w->sstats.hits);
-    zero(&w->sstats.misses);
-    int total = commands_total();
-    for (int i = 0; i < total; i++) {
-        zero(&w->cmdstats[i].calls);
-        zero(&w->cmdstats[i].nsec);
-        zero(&w->cmdstats[i].rejected);
-        zero(&w->cmdstats[i].failed);
-    }
-    for (int i = 0; i < HK_MAX_ERRSTATS; i++) zero(&w->errorstats[i]);
-}
-
-void stats_reset_global(void) {
-    for (int m = 0; m < INST_N; m++)
-        for (int i = 0; i < INST_SAMPLES; i++) atomic_store_explicit(&inst_samples[m][i], 0, memory_order_relaxed);
-    atomic_store(&peak_memory, hk_used_memory());
-    atomic_store(&server.stat_reset_ms, hk_mstime());
-}
-
-/* ---- sums over workers ------------------------------------------------------ */
-
-struct totals {
-    unsigned long long conns, cmds, rejected, net_in, net_out, expired, hits, misses, dirty, errors;
-    unsigned long long qbuf_disc, obuf_disc, reads, writes, unexpected, evicted_clients;
-    long long clients;
-    unsigned long long blocked, blocked_timeout, blocking_keys;
-};
-
-static void totals_get(struct totals *t) {
-    memset(t, 0, sizeof(*t));
-    for (int i = 0; i < server.nworkers; i++) {
-        struct worker *w = &server.workers[i];
-        t->conns += stat_get(&w->stats.connections_received);
-        t->cmds += stat_get(&w->stats.commands_processed);
-        t->rejected += stat_get(&w->stats.rejected_conn);
-        t->net_in += stat_get(&w->stats.net_input_bytes);
-        t->net_out += stat_get(&w->stats.net_output_bytes);
-        t->expired += stat_get(&w->sstats.expired) + stat_get(&w->stats.expired_keys);
-        t->hits += stat_get(&w->sstats.hits) + stat_get(&w->stats.keyspace_hits);
-        t->misses += stat_get(&w->sstats.misses) + stat_get(&w->stats.keyspace_misses);
-        t->dirty += stat_get(&w->sstats.dirty) + stat_get(&w->stats.dirty);
-        t->errors += stat_get(&w->stats.total_errors);
-        t->qbuf_disc += stat_get(&w->stats.client_qbuf_limit_disconnections);
-        t->obuf_disc += stat_get(&w->stats.client_outbuf_limit_disconnections);
-        t->reads += stat_get(&w->stats.total_reads_processed);
-        t->writes += stat_get(&w->stats.total_writes_processed);
-        t->unexpected += stat_get(&w->stats.unexpected_error_replies);
-        t->evicted_clients += stat_get(&w->stats.evicted_clients);
-        t->clients += atomic_load_explicit(&w->nclients, memory_order_relaxed);
-        t->blocked += stat_get(&w->nblocked);
-        t->blocked_timeout += stat_get(&w->nblocked_timeout);
-        /* Each worker counts the keys it registered minus those it
-         * released; only the sum (modulo 2^64) is meaningful. */
-        t->blocking_keys += stat_get(&w->nblocking_keys);
-    }
-}
 
 /* ---- sections --------------------------------------------------------------- */
 
@@ -193,7 +47,7 @@ static char replid_buf[41];
 static pthread_once_t replid_once = PTHREAD_ONCE_INIT;
 static void replid_init(void) { hk_random_hex(replid_buf, 40); }
 
-static void sec_server(struct sbuf *b, struct client *c) {
+static void sec_server(struct sbuf *b, struct cmd_ctx *c) {
     struct utsname un;
     uname(&un);
     char exe[PATH_MAX];
@@ -257,7 +111,7 @@ static void sec_server(struct sbuf *b, struct client *c) {
     hk_free(us);
 }
 
-static void sec_clients(struct sbuf *b, const struct totals *t) {
+static void sec_clients(struct sbuf *b, const struct stats_totals *t) {
     sb_catf(b,
             "# Clients\r\n"
             "connected_clients:%lld\r\n"
@@ -277,8 +131,7 @@ static void sec_clients(struct sbuf *b, const struct totals *t) {
 
 static void sec_memory(struct sbuf *b) {
     size_t used = hk_used_memory(), rss = hk_rss_bytes();
-    peak_update(used);
-    size_t peak = atomic_load(&peak_memory);
+    size_t peak = stats_peak_memory(used);
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     unsigned long long sysmem = pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : 0;
     char h_used[32], h_rss[32], h_peak[32], h_sys[32];
@@ -314,7 +167,7 @@ static void sec_memory(struct sbuf *b) {
             used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name());
 }
 
-static void sec_persistence(struct sbuf *b, const struct totals *t) {
+static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
     sb_catf(b,
             "# Persistence\r\n"
             "loading:0\r\n"
@@ -350,7 +203,7 @@ static void sec_persistence(struct sbuf *b, const struct totals *t) {
             t->dirty, atomic_load(&server.lastsave), CFG(appendonly) ? 1 : 0);
 }
 
-static void sec_stats(struct sbuf *b, const struct totals *t) {
+static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
     sb_catf(b,
             "# Stats\r\n"
             "total_connections_received:%llu\r\n"
@@ -397,8 +250,8 @@ static void sec_stats(struct sbuf *b, const struct totals *t) {
             "io_threaded_writes_processed:0\r\n"
             "client_query_buffer_limit_disconnections:%llu\r\n"
             "client_output_buffer_limit_disconnections:%llu\r\n",
-            t->conns, t->cmds, inst_get(INST_OPS), t->net_in, t->net_out, (double)inst_get(INST_NET_IN) / 1024,
-            (double)inst_get(INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_clients, t->hits, t->misses,
+            t->conns, t->cmds, stats_inst(STATS_INST_OPS), t->net_in, t->net_out, (double)stats_inst(STATS_INST_NET_IN) / 1024,
+            (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_clients, t->hits, t->misses,
             t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
 }
 
@@ -469,12 +322,15 @@ static void sec_errorstats(struct sbuf *b) {
     }
 }
 
-static void sec_keyspace(struct sbuf *b) {
+/* Key counts shard by shard, or at once when the context (a transaction)
+ * holds every shard. */
+static void sec_keyspace(struct sbuf *b, struct cmd_ctx *c) {
+    int locked = exec_holds_all(c);
     sb_catf(b, "# Keyspace\r\n");
     for (int db = 0; db < ks.ndb; db++) {
-        unsigned long long keys = ks_dbsize(db);
+        unsigned long long keys = ks_dbsize(db, locked);
         if (!keys) continue;
-        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, ks_expires(db));
+        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, ks_expires(db, locked));
     }
 }
 
@@ -513,13 +369,13 @@ static const struct {
  * all and everything are groups; unknown names add nothing) in Redis's
  * fixed order, separated by blank lines. A bulk string in RESP2, a
  * verbatim "txt" string in RESP3. */
-void cmd_info(struct client *c) {
+void cmd_info(struct cmd_ctx *c) {
     unsigned want = c->argc == 1 ? S_DEFAULT : 0;
     for (int i = 1; i < c->argc; i++)
         for (size_t s = 0; s < sizeof(section_names) / sizeof(section_names[0]); s++)
             if (hk_eqi(c->argv[i].ptr, c->argv[i].len, section_names[s].name)) want |= section_names[s].bit;
-    struct totals t;
-    totals_get(&t);
+    struct stats_totals t;
+    stats_totals(&t);
     struct sbuf b = {0};
     for (unsigned bit = 1; bit <= S_KEYSPACE; bit <<= 1) {
         if (!(want & bit)) continue;
@@ -536,7 +392,7 @@ void cmd_info(struct client *c) {
         case S_COMMANDSTATS: sec_commandstats(&b); break;
         case S_ERRORSTATS: sec_errorstats(&b); break;
         case S_CLUSTER: sb_catf(&b, "# Cluster\r\ncluster_enabled:0\r\n"); break;
-        case S_KEYSPACE: sec_keyspace(&b); break;
+        case S_KEYSPACE: sec_keyspace(&b, c); break;
         }
     }
     reply_verbatim(c, b.p ? b.p : "", b.len, "txt");

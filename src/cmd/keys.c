@@ -3,11 +3,12 @@
  * family, TTL and friends, PERSIST and OBJECT.
  *
  * These commands work on whole keys and never look inside a value, so they
- * serve every type. Most run with their keys' shards locked by dispatch; a
- * key in another database (COPY ... DB n, MOVE) lives in the shard with the
- * same index, so the lock dispatch took covers it too. KEYS, SCAN, RANDOMKEY
- * and SWAPDB are CMD_SELF_LOCK and lock shards themselves. Value-specific
- * work (duplication for COPY, freeing) goes through kv.c's per-type hooks. */
+ * serve every type. Most run with their keys' shards locked by the
+ * execution core; a key in another database (COPY ... DB n, MOVE) lives in
+ * the shard with the same index, so that lock covers it too. KEYS, SCAN
+ * and RANDOMKEY are CMD_SHARDWISE (one shard at a time, through
+ * exec_shard_enter), SWAPDB is CMD_ALL_SHARDS. Value-specific work
+ * (duplication for COPY, freeing) goes through the type table. */
 #include "../core/alloc.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -18,11 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ERR_SAME_OBJECT "ERR source and destination objects are the same"
 
 /* Lookups that must not refresh the access clock (Redis's LOOKUP_NOTOUCH:
  * TYPE, TTL, OBJECT...), yet count a keyspace hit or miss like any read. */
-static struct kv *lookup_read_notouch(struct client *c, const struct keyref *k) {
+static struct kv *lookup_read_notouch(struct cmd_ctx *c, const struct keyref *k) {
     int saved = store_touch;
     store_touch = 0;
     struct kv *e = db_find_read(k, c->now_ms);
@@ -42,7 +42,7 @@ static struct kv *kv_rekey(struct kv *e, const char *key, size_t klen) { return 
 /* Parse a database index the way Redis's getIntFromObjectOrReply does:
  * a non-integer gets ERR_NOT_INT (or `msg`), a value outside int range the
  * range error (or `msg`). Returns 0 after replying. */
-static int arg_int_or_reply(struct client *c, const hk_slice *a, int *out, const char *msg) {
+static int arg_int_or_reply(struct cmd_ctx *c, const hk_slice *a, int *out, const char *msg) {
     long long v;
     if (!hk_str2ll(a->ptr, a->len, &v)) {
         reply_error(c, msg ? msg : ERR_NOT_INT);
@@ -63,24 +63,21 @@ static int arg_int_or_reply(struct client *c, const hk_slice *a, int *out, const
  * Redis only hands a value to its lazy-free thread when freeing it costs
  * more than 64 allocations, which no string does, so for the types HotKV
  * has today freeing in place is what Redis does too. */
-static void del_generic(struct client *c) {
+static void del_generic(struct cmd_ctx *c) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
         key_of(c, i, &k);
-        if (db_delete(&k, c->now_ms)) {
-            db_touch_write(&k);
-            n++;
-        }
+        if (db_delete(&k, c->now_ms, KEV_DEL)) n++;
     }
     reply_int(c, n);
 }
 
-void cmd_del(struct client *c) { del_generic(c); }
-void cmd_unlink(struct client *c) { del_generic(c); }
+void cmd_del(struct cmd_ctx *c) { del_generic(c); }
+void cmd_unlink(struct cmd_ctx *c) { del_generic(c); }
 
 /* EXISTS counts a key once per mention (EXISTS k k -> 2). */
-void cmd_exists(struct client *c) {
+void cmd_exists(struct cmd_ctx *c) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
@@ -90,9 +87,9 @@ void cmd_exists(struct client *c) {
     reply_int(c, n);
 }
 
-/* TOUCH updates the access clock even for CLIENT NO-TOUCH clients
- * (dispatch lets it through). */
-void cmd_touch(struct client *c) {
+/* TOUCH updates the access clock even for CLIENT NO-TOUCH clients (its
+ * row has CMD_TOUCH_ALWAYS). */
+void cmd_touch(struct cmd_ctx *c) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
@@ -102,7 +99,7 @@ void cmd_touch(struct client *c) {
     reply_int(c, n);
 }
 
-void cmd_type(struct client *c) {
+void cmd_type(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read_notouch(c, &k);
@@ -111,10 +108,11 @@ void cmd_type(struct client *c) {
 
 /* ---- RENAME, RENAMENX, COPY, MOVE, SWAPDB ------------------------------ */
 
-/* Both keys' shards are locked by dispatch (key spec 1..2). The entry is
- * re-created under the new name because the key bytes live inside it; the
- * value itself moves without a copy. The TTL moves with the key. */
-static void rename_generic(struct client *c, int nx) {
+/* Both keys' shards are locked (key spec 1..2). The entry is re-created
+ * under the new name because the key bytes live inside it; the value
+ * itself moves without a copy. The TTL moves with the key. An existing
+ * destination is replaced by db_put, which reports rename_to first. */
+static void rename_generic(struct cmd_ctx *c, int nx) {
     struct keyref src, dst;
     key_of(c, 1, &src);
     key_of(c, 2, &dst);
@@ -127,27 +125,22 @@ static void rename_generic(struct client *c, int nx) {
         else reply_ok(c);
         return;
     }
-    if (lookup_write(c, &dst)) {
-        if (nx) {
-            reply_int(c, 0);
-            return;
-        }
-        db_delete(&dst, c->now_ms);
+    if (nx && lookup_write(c, &dst)) {
+        reply_int(c, 0);
+        return;
     }
-    struct kv *e = db_take(&src, c->now_ms);
-    db_put(&dst, kv_rekey(e, dst.key, dst.klen));
-    db_touch_write(&src);
-    db_touch_write(&dst);
+    struct kv *e = db_take(&src, c->now_ms, KEV_RENAME_FROM);
+    db_put(&dst, kv_rekey(e, dst.key, dst.klen), KEV_RENAME_TO);
     if (nx) reply_int(c, 1);
     else reply_ok(c);
 }
 
-void cmd_rename(struct client *c) { rename_generic(c, 0); }
-void cmd_renamenx(struct client *c) { rename_generic(c, 1); }
+void cmd_rename(struct cmd_ctx *c) { rename_generic(c, 0); }
+void cmd_renamenx(struct cmd_ctx *c) { rename_generic(c, 1); }
 
 /* COPY source destination [DB destination-db] [REPLACE]. Options are
  * checked in order, then "same object", then the keys, as Redis does. */
-void cmd_copy(struct client *c) {
+void cmd_copy(struct cmd_ctx *c) {
     int dbid = c->db, replace = 0;
     for (int j = 3; j < c->argc; j++) {
         if (arg_is(&c->argv[j], "REPLACE")) {
@@ -169,7 +162,7 @@ void cmd_copy(struct client *c) {
     /* Same shard index in any database, so dispatch's lock covers dst. */
     keyref_init(&dst, dbid, c->argv[2].ptr, c->argv[2].len);
     if (dbid == c->db && same_key(&src, &dst)) {
-        reply_error(c, ERR_SAME_OBJECT);
+        reply_status(c, HK_ERR_SAME_OBJECT);
         return;
     }
     struct kv *e = lookup_read(c, &src);
@@ -182,13 +175,12 @@ void cmd_copy(struct client *c) {
         return;
     }
     /* db_put replaces (and frees) an existing destination. */
-    db_put(&dst, kv_dup(e, dst.key, dst.klen, kv_expire(e)));
-    db_touch_write(&dst);
+    db_put(&dst, kv_dup(e, dst.key, dst.klen, kv_expire(e)), KEV_COPY_TO);
     reply_int(c, 1);
 }
 
 /* MOVE key db: fails (0) when the key is absent here or present there. */
-void cmd_move(struct client *c) {
+void cmd_move(struct cmd_ctx *c) {
     int dbid;
     if (!arg_int_or_reply(c, &c->argv[2], &dbid, NULL)) return;
     if (dbid < 0 || dbid >= ks.ndb) {
@@ -196,7 +188,7 @@ void cmd_move(struct client *c) {
         return;
     }
     if (dbid == c->db) {
-        reply_error(c, ERR_SAME_OBJECT);
+        reply_status(c, HK_ERR_SAME_OBJECT);
         return;
     }
     struct keyref src, dst;
@@ -206,16 +198,15 @@ void cmd_move(struct client *c) {
         reply_int(c, 0);
         return;
     }
-    struct kv *e = db_take(&src, c->now_ms);
-    db_put(&dst, e);
-    db_touch_write(&src);
-    db_touch_write(&dst);
+    struct kv *e = db_take(&src, c->now_ms, KEV_MOVE_FROM);
+    db_put(&dst, e, KEV_MOVE_TO);
     reply_int(c, 1);
 }
 
-/* SWAPDB locks every shard (ks_swapdb) so no command sees one database
- * half swapped. Clients keep their selected index and see the other data. */
-void cmd_swapdb(struct client *c) {
+/* SWAPDB runs with every shard locked (CMD_ALL_SHARDS) so no command sees
+ * one database half swapped. Clients keep their selected index and see
+ * the other data. */
+void cmd_swapdb(struct cmd_ctx *c) {
     int a, b;
     if (!arg_int_or_reply(c, &c->argv[1], &a, "ERR invalid first DB index")) return;
     if (!arg_int_or_reply(c, &c->argv[2], &b, "ERR invalid second DB index")) return;
@@ -224,14 +215,15 @@ void cmd_swapdb(struct client *c) {
         return;
     }
     if (a != b) ks_swapdb(a, b);
-    stat_add(&c->w->sstats.dirty, 1);
+    if (store_stats_sink) stat_add(&store_stats_sink->dirty, 1);
+    prop_argv(c);
     reply_ok(c);
 }
 
 /* ---- KEYS, SCAN, RANDOMKEY --------------------------------------------- */
 
 struct keys_ctx {
-    struct client *c;
+    struct cmd_ctx *c;
     const char *pat;
     size_t plen;
     int allkeys;
@@ -248,20 +240,21 @@ static void keys_visit(struct kv *e, void *arg) {
     x->n++;
 }
 
-/* KEYS pattern: one shard locked at a time, so the reply is not a snapshot
- * of the whole database (Redis's is); every key present for the whole
- * command is in it, which is all a client can rely on anyway. Expired keys
- * are skipped, not deleted. */
-void cmd_keys(struct client *c) {
+/* KEYS pattern: one shard locked at a time (unless the context holds them
+ * all, inside a transaction), so the reply is not a snapshot of the whole
+ * database (Redis's is); every key present for the whole command is in
+ * it, which is all a client can rely on anyway. Expired keys are skipped,
+ * not deleted. */
+void cmd_keys(struct cmd_ctx *c) {
     struct keys_ctx x = {c, c->argv[1].ptr, c->argv[1].len, 0, 0};
     x.allkeys = x.plen == 1 && x.pat[0] == '*';
     void *h = reply_defer(c);
     for (unsigned s = 0; s < ks.nshards; s++) {
-        shard_lock(s);
+        if (!exec_shard_enter(c, s)) break;
         uint64_t cur = 0;
         do cur = shard_scan(s, c->db, cur, keys_visit, &x);
         while (cur);
-        shard_unlock(s);
+        exec_shard_leave(c, s);
     }
     reply_fill_array(c, h, x.n);
 }
@@ -321,7 +314,7 @@ static void scan_visit(struct kv *e, void *arg) {
  * grow or shrink between calls; a key may come back more than once. COUNT
  * is a hint, as in Redis: a call stops once it has `count` keys or has
  * visited count*10 buckets. Empty shards cost nothing but a lock. */
-void cmd_scan(struct client *c) {
+void cmd_scan(struct cmd_ctx *c) {
     uint64_t cursor;
     if (!scan_cursor_or_reply(c, &c->argv[1], &cursor)) return;
     struct scan_args sa;
@@ -334,7 +327,7 @@ void cmd_scan(struct client *c) {
     uint64_t bc = ks.shard_bits >= 64 ? 0 : cursor >> ks.shard_bits;
     int done = 0;
     for (;;) {
-        shard_lock(shard);
+        if (!exec_shard_enter(c, shard)) break;
         struct htable *t = &ks.shards[shard].tables[c->db];
         if (t->count) {
             do {
@@ -353,7 +346,7 @@ void cmd_scan(struct client *c) {
             db_find(&k, c->now_ms);
         }
         x.nexp = 0;
-        shard_unlock(shard);
+        exec_shard_leave(c, shard);
         if (bc != 0) break;
         if (++shard == ks.nshards) {
             done = 1;
@@ -382,7 +375,7 @@ void cmd_scan(struct client *c) {
  * return 0 when the shard has none. Expired keys met on the way are
  * deleted, so the loop ends: each round either answers or shrinks the
  * table. */
-static int randomkey_in_shard(struct client *c, unsigned s) {
+static int randomkey_in_shard(struct cmd_ctx *c, unsigned s) {
     struct htable *t = &ks.shards[s].tables[c->db];
     while (t->count) {
         struct hnode *head = ht_random_bucket(t, hk_rand64());
@@ -408,21 +401,21 @@ static int randomkey_in_shard(struct client *c, unsigned s) {
 /* RANDOMKEY: a few random shards first (cheap when the database is well
  * filled), then a sweep from a random start so a sparse database still
  * finds its keys and an empty one answers null after one pass. */
-void cmd_randomkey(struct client *c) {
+void cmd_randomkey(struct cmd_ctx *c) {
     unsigned mask = ks.nshards - 1;
     for (int i = 0; i < 8; i++) {
         unsigned s = (unsigned)(hk_rand64() & mask);
-        shard_lock(s);
+        if (!exec_shard_enter(c, s)) return;
         int found = randomkey_in_shard(c, s);
-        shard_unlock(s);
+        exec_shard_leave(c, s);
         if (found) return;
     }
     unsigned start = (unsigned)(hk_rand64() & mask);
     for (unsigned i = 0; i < ks.nshards; i++) {
         unsigned s = (start + i) & mask;
-        shard_lock(s);
+        if (!exec_shard_enter(c, s)) return;
         int found = randomkey_in_shard(c, s);
-        shard_unlock(s);
+        exec_shard_leave(c, s);
         if (found) return;
     }
     reply_null(c);
@@ -440,7 +433,7 @@ void cmd_randomkey(struct client *c) {
  * checked before the number, the number before the key, as in Redis. A
  * time at or before now deletes the key (and still answers 1). Negative
  * times are accepted; only overflow of the conversion is an error. */
-static void expire_generic(struct client *c, long long base, int seconds) {
+static void expire_generic(struct cmd_ctx *c, long long base, int seconds) {
     int flags = 0;
     for (int j = 3; j < c->argc; j++) {
         const hk_slice *a = &c->argv[j];
@@ -468,13 +461,13 @@ static void expire_generic(struct client *c, long long base, int seconds) {
     }
     if (seconds) {
         if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000) {
-            reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+            reply_status(c, HK_ERR_INVALID_EXPIRE);
             return;
         }
         when *= 1000;
     }
     if (when > LLONG_MAX - base) {
-        reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+        reply_status(c, HK_ERR_INVALID_EXPIRE);
         return;
     }
     when += base;
@@ -492,20 +485,28 @@ static void expire_generic(struct client *c, long long base, int seconds) {
         reply_int(c, 0);
         return;
     }
-    if (when <= c->now_ms) db_delete(&k, c->now_ms);
-    else db_set_expire(&k, e, when);
-    db_touch_write(&k);
+    /* Propagated as its effect, in absolute time: DEL, or PEXPIREAT. */
+    if (when <= c->now_ms) {
+        db_delete(&k, c->now_ms, KEV_DEL);
+        prop_cmd(c, "DEL", 1, &c->argv[1]);
+    } else {
+        db_set_expire(&k, e, when, KEV_EXPIRE);
+        prop_begin(c, 3);
+        prop_arg_cstr(c, "PEXPIREAT");
+        prop_arg(c, k.key, k.klen);
+        prop_arg_ll(c, when);
+    }
     reply_int(c, 1);
 }
 
-void cmd_expire(struct client *c) { expire_generic(c, c->now_ms, 1); }
-void cmd_pexpire(struct client *c) { expire_generic(c, c->now_ms, 0); }
-void cmd_expireat(struct client *c) { expire_generic(c, 0, 1); }
-void cmd_pexpireat(struct client *c) { expire_generic(c, 0, 0); }
+void cmd_expire(struct cmd_ctx *c) { expire_generic(c, c->now_ms, 1); }
+void cmd_pexpire(struct cmd_ctx *c) { expire_generic(c, c->now_ms, 0); }
+void cmd_expireat(struct cmd_ctx *c) { expire_generic(c, 0, 1); }
+void cmd_pexpireat(struct cmd_ctx *c) { expire_generic(c, 0, 0); }
 
 /* TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 when the key is absent, -1 when it
  * has no TTL; seconds are rounded to the nearest, as Redis does. */
-static void ttl_generic(struct client *c, int ms, int absolute) {
+static void ttl_generic(struct cmd_ctx *c, int ms, int absolute) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read_notouch(c, &k);
@@ -524,12 +525,12 @@ static void ttl_generic(struct client *c, int ms, int absolute) {
     reply_int(c, ms ? v : v / 1000 + (v % 1000 >= 500));
 }
 
-void cmd_ttl(struct client *c) { ttl_generic(c, 0, 0); }
-void cmd_pttl(struct client *c) { ttl_generic(c, 1, 0); }
-void cmd_expiretime(struct client *c) { ttl_generic(c, 0, 1); }
-void cmd_pexpiretime(struct client *c) { ttl_generic(c, 1, 1); }
+void cmd_ttl(struct cmd_ctx *c) { ttl_generic(c, 0, 0); }
+void cmd_pttl(struct cmd_ctx *c) { ttl_generic(c, 1, 0); }
+void cmd_expiretime(struct cmd_ctx *c) { ttl_generic(c, 0, 1); }
+void cmd_pexpiretime(struct cmd_ctx *c) { ttl_generic(c, 1, 1); }
 
-void cmd_persist(struct client *c) {
+void cmd_persist(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -537,8 +538,7 @@ void cmd_persist(struct client *c) {
         reply_int(c, 0);
         return;
     }
-    db_set_expire(&k, e, -1);
-    db_touch_write(&k);
+    db_set_expire(&k, e, -1, KEV_PERSIST);
     reply_int(c, 1);
 }
 
@@ -546,7 +546,7 @@ void cmd_persist(struct client *c) {
 
 /* The key of an OBJECT subcommand (argv[2]) without touching its clock;
  * replies null and returns NULL when absent. */
-static struct kv *object_lookup(struct client *c) {
+static struct kv *object_lookup(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 2, &k);
     struct kv *e = lookup_read_notouch(c, &k);
@@ -554,7 +554,7 @@ static struct kv *object_lookup(struct client *c) {
     return e;
 }
 
-void cmd_object_encoding(struct client *c) {
+void cmd_object_encoding(struct cmd_ctx *c) {
     struct kv *e = object_lookup(c);
     if (e) reply_bulk_cstr(c, obj_enc_name(kv_enc(e)));
 }
@@ -564,13 +564,13 @@ void cmd_object_encoding(struct client *c) {
  * non-LFU policies (after the key lookup, as Redis orders it), IDLETIME
  * always has a clock to read. When LFU eviction arrives both must consult
  * the policy, as Redis's do. */
-void cmd_object_freq(struct client *c) {
+void cmd_object_freq(struct cmd_ctx *c) {
     if (!object_lookup(c)) return;
     reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
                    "when switching between policies at runtime LRU and LFU data will take some time to adjust.");
 }
 
-void cmd_object_idletime(struct client *c) {
+void cmd_object_idletime(struct cmd_ctx *c) {
     struct kv *e = object_lookup(c);
     if (e) reply_int(c, kv_idle_ms(e, c->now_ms) / 1000);
 }
@@ -579,11 +579,11 @@ void cmd_object_idletime(struct client *c) {
  * count otherwise. HotKV shares no value between keys: small integers are
  * stored inline in each key's entry and every other value has exactly one
  * owner (COPY duplicates), so 1 is the true count for every key. */
-void cmd_object_refcount(struct client *c) {
+void cmd_object_refcount(struct cmd_ctx *c) {
     if (object_lookup(c)) reply_int(c, 1);
 }
 
-void cmd_object_help(struct client *c) {
+void cmd_object_help(struct cmd_ctx *c) {
     static const char *help[] = {
         "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "ENCODING <key>",

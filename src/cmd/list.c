@@ -21,6 +21,8 @@
 #include "../server/config.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "../types/digest.h"
+#include "../types/types.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -328,16 +330,16 @@ static struct qlist *ql_dup(const struct qlist *src) {
     return ql;
 }
 
-/* ---- value lifecycle -------------------------------------------------------- */
+/* ---- value lifecycle (type table) ------------------------------------------ */
 
-static void list_free(void *ptr, int enc) {
-    if (enc == ENC_LISTPACK) lp_free(ptr);
-    else ql_free(ptr);
+static void list_free(struct kv *e) {
+    if (kv_enc(e) == ENC_LISTPACK) lp_free(kv_ptr(e));
+    else ql_free(kv_ptr(e));
 }
 
-static size_t list_usage(const void *ptr, int enc, size_t samples) {
-    if (enc == ENC_LISTPACK) return lp_bytes(ptr);
-    const struct qlist *ql = ptr;
+static size_t list_usage(const struct kv *e, size_t samples) {
+    if (kv_enc(e) == ENC_LISTPACK) return lp_bytes(kv_ptr(e));
+    const struct qlist *ql = kv_ptr(e);
     size_t total = sizeof(*ql), seen = 0, elems = 0;
     const struct qnode *n = ql->head;
     for (; n && (samples == 0 || seen < samples); n = n->next, seen++) {
@@ -349,14 +351,32 @@ static size_t list_usage(const void *ptr, int enc, size_t samples) {
     return total;
 }
 
-static void *list_dup(const void *ptr, int enc) {
-    if (enc == ENC_LISTPACK) return lp_dup(ptr);
-    return ql_dup(ptr);
+static struct kv *list_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
+    void *v = kv_enc(e) == ENC_LISTPACK ? (void *)lp_dup(kv_ptr(e)) : (void *)ql_dup(kv_ptr(e));
+    return kv_new_ptr(key, klen, OBJ_LIST, kv_enc(e), v, expire);
 }
 
-static const struct obj_ops list_ops = {list_free, list_usage, list_dup};
+static void lp_digest_all(const lpack *lp, unsigned char digest[20]) {
+    for (size_t p = lp_first(lp); p != LP_NONE; p = lp_next(lp, p)) {
+        struct lp_val v;
+        lp_get(lp, p, &v);
+        dg_mix(digest, v.s, v.len);
+    }
+}
 
-void list_init(void) { obj_register(OBJ_LIST, &list_ops); }
+/* Elements in order, each mixed in (integers in decimal). */
+static void list_digest(const struct kv *e, unsigned char digest[20]) {
+    if (kv_enc(e) == ENC_LISTPACK) {
+        lp_digest_all(kv_ptr(e), digest);
+        return;
+    }
+    const struct qlist *ql = kv_ptr(e);
+    for (const struct qnode *n = ql->head; n; n = n->next) lp_digest_all(n->lp, digest);
+}
+
+const struct type_ops list_type_ops = {
+    .name = "list", .free = list_free, .dup = list_dup, .usage = list_usage, .digest = list_digest,
+};
 
 /* ---- a list value seen as a quicklist ------------------------------------ */
 
@@ -373,7 +393,7 @@ struct lview {
 
 static void lv_open(struct lview *v, struct kv *e) {
     v->e = e;
-    v->fill = CFG(list_max_listpack_size);
+    v->fill = TLIM(list_max_listpack_size);
     if (kv_enc(e) == ENC_QUICKLIST) {
         v->ql = kv_ptr(e);
         return;
@@ -427,10 +447,10 @@ static void lv_shrink(struct lview *v) {
 
 /* Finish a removal: delete the key when the list emptied (the entry is
  * gone after that), else store the listpack and try converting back. */
-static void lv_removed(struct lview *v, const struct keyref *k, struct client *c) {
+static void lv_removed(struct lview *v, const struct keyref *k, struct cmd_ctx *c) {
     if (v->ql->count == 0) {
         lv_done(v);
-        db_delete(k, c->now_ms);
+        db_delete(k, c->now_ms, KEV_DEL);
         return;
     }
     lv_shrink(v);
@@ -468,14 +488,14 @@ static void lc_prev(struct lcur *cur) {
 /* ---- argument parsing -------------------------------------------------- */
 
 /* Redis's getLongFromObjectOrReply: msg (or the generic text) on failure. */
-static int arg_long(struct client *c, int i, long long *out, const char *msg) {
+static int arg_long(struct cmd_ctx *c, int i, long long *out, const char *msg) {
     if (hk_str2ll(c->argv[i].ptr, c->argv[i].len, out)) return 1;
     reply_error(c, msg ? msg : ERR_NOT_INT);
     return 0;
 }
 
 /* getRangeLongFromObjectOrReply. */
-static int arg_long_range(struct client *c, int i, long long min, long long max, long long *out, const char *msg) {
+static int arg_long_range(struct cmd_ctx *c, int i, long long min, long long max, long long *out, const char *msg) {
     if (!arg_long(c, i, out, msg)) return 0;
     if (*out < min || *out > max) {
         if (msg) reply_error(c, msg);
@@ -487,7 +507,7 @@ static int arg_long_range(struct client *c, int i, long long min, long long max,
 
 /* getPositiveLongFromObjectOrReply: one message for "not a number" and
  * "negative" alike, as Redis sends. */
-static int arg_positive(struct client *c, int i, long long *out, const char *msg) {
+static int arg_positive(struct cmd_ctx *c, int i, long long *out, const char *msg) {
     if (!hk_str2ll(c->argv[i].ptr, c->argv[i].len, out) || *out < 0) {
         reply_error(c, msg ? msg : "ERR value is out of range, must be positive");
         return 0;
@@ -496,7 +516,7 @@ static int arg_positive(struct client *c, int i, long long *out, const char *msg
 }
 
 /* LEFT -> 1 (head), RIGHT -> 0 (tail); syntax error otherwise. */
-static int arg_side(struct client *c, int i, int *head) {
+static int arg_side(struct cmd_ctx *c, int i, int *head) {
     if (arg_is(&c->argv[i], "left")) *head = 1;
     else if (arg_is(&c->argv[i], "right")) *head = 0;
     else {
@@ -508,7 +528,7 @@ static int arg_side(struct client *c, int i, int *head) {
 
 /* ---- replies ----------------------------------------------------------- */
 
-static void reply_lval(struct client *c, const lpack *lp, size_t pos) {
+static void reply_lval(struct cmd_ctx *c, const lpack *lp, size_t pos) {
     struct lp_val v;
     lp_get(lp, pos, &v);
     reply_bulk(c, v.s, v.len);
@@ -516,7 +536,7 @@ static void reply_lval(struct client *c, const lpack *lp, size_t pos) {
 
 /* Reply elements [start..end] (valid, start <= end) as an array, walking
  * backwards from end when reverse. */
-static void reply_range(struct client *c, const struct qlist *ql, unsigned long start, unsigned long end,
+static void reply_range(struct cmd_ctx *c, const struct qlist *ql, unsigned long start, unsigned long end,
                         int reverse) {
     unsigned long n = end - start + 1;
     reply_array(c, (long long)n);
@@ -533,7 +553,7 @@ static void reply_range(struct client *c, const struct qlist *ql, unsigned long 
 
 /* ---- push --------------------------------------------------------------- */
 
-static void push_generic(struct client *c, int head, int xx) {
+static void push_generic(struct cmd_ctx *c, int head, int xx) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -543,7 +563,9 @@ static void push_generic(struct client *c, int head, int xx) {
             reply_int(c, 0);
             return;
         }
-        e = db_put(&k, kv_new_ptr(k.key, k.klen, OBJ_LIST, ENC_LISTPACK, lp_new(), -1));
+        e = db_put(&k, kv_new_ptr(k.key, k.klen, OBJ_LIST, ENC_LISTPACK, lp_new(), -1), head ? KEV_LPUSH : KEV_RPUSH);
+    } else {
+        db_written(&k, head ? KEV_LPUSH : KEV_RPUSH);
     }
     struct lview v;
     lv_open(&v, e);
@@ -554,20 +576,20 @@ static void push_generic(struct client *c, int head, int xx) {
     unsigned long len = v.ql->count;
     lv_done(&v);
     reply_int(c, (long long)len);
-    db_touch_write(&k);
 }
 
-void cmd_lpush(struct client *c) { push_generic(c, 1, 0); }
-void cmd_rpush(struct client *c) { push_generic(c, 0, 0); }
-void cmd_lpushx(struct client *c) { push_generic(c, 1, 1); }
-void cmd_rpushx(struct client *c) { push_generic(c, 0, 1); }
+void cmd_lpush(struct cmd_ctx *c) { push_generic(c, 1, 0); }
+void cmd_rpush(struct cmd_ctx *c) { push_generic(c, 0, 0); }
+void cmd_lpushx(struct cmd_ctx *c) { push_generic(c, 1, 1); }
+void cmd_rpushx(struct cmd_ctx *c) { push_generic(c, 0, 1); }
 
 /* ---- pop ---------------------------------------------------------------- */
 
 /* Reply up to count elements from one end of the list of e (key k) and
- * remove them; with_key nests the reply as [key, [elements]] (LMPOP).
- * Deletes the key when the list empties. */
-static void pop_range(struct client *c, const struct keyref *k, struct kv *e, int head, unsigned long count,
+ * remove them; with_key nests the reply as [key, [elements]] (LMPOP), and
+ * then propagates as the LPOP/RPOP of that key. Deletes the key when the
+ * list empties. */
+static void pop_range(struct cmd_ctx *c, const struct keyref *k, struct kv *e, int head, unsigned long count,
                       int with_key) {
     struct lview v;
     lv_open(&v, e);
@@ -577,6 +599,13 @@ static void pop_range(struct client *c, const struct keyref *k, struct kv *e, in
         reply_array(c, 2);
         reply_bulk(c, k->key, k->klen);
     }
+    if (with_key) {
+        prop_begin(c, 3);
+        prop_arg_cstr(c, head ? "LPOP" : "RPOP");
+        prop_arg(c, k->key, k->klen);
+        prop_arg_ll(c, (long long)n);
+    }
+    db_written(k, head ? KEV_LPOP : KEV_RPOP);
     if (head) {
         reply_range(c, v.ql, 0, n - 1, 0);
         ql_del_range(v.ql, 0, n);
@@ -585,14 +614,13 @@ static void pop_range(struct client *c, const struct keyref *k, struct kv *e, in
         ql_del_range(v.ql, llen - n, n);
     }
     lv_removed(&v, k, c);
-    db_touch_write(k);
 }
 
-static void pop_generic(struct client *c, int head) {
+static void pop_generic(struct cmd_ctx *c, int head) {
     int hascount = c->argc == 3;
     long long count = 0;
     if (c->argc > 3) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->name);
+        reply_arity(c);
         return;
     }
     if (hascount && !arg_positive(c, 2, &count, NULL)) return;
@@ -614,16 +642,16 @@ static void pop_generic(struct client *c, int head) {
         lv_open(&v, e);
         struct qnode *n = head ? v.ql->head : v.ql->tail;
         reply_lval(c, n->lp, head ? lp_first(n->lp) : lp_last(n->lp));
+        db_written(&k, head ? KEV_LPOP : KEV_RPOP);
         ql_del_range(v.ql, head ? 0 : v.ql->count - 1, 1);
         lv_removed(&v, &k, c);
-        db_touch_write(&k);
         return;
     }
     pop_range(c, &k, e, head, (unsigned long)count, 0);
 }
 
-void cmd_lpop(struct client *c) { pop_generic(c, 1); }
-void cmd_rpop(struct client *c) { pop_generic(c, 0); }
+void cmd_lpop(struct cmd_ctx *c) { pop_generic(c, 1); }
+void cmd_rpop(struct cmd_ctx *c) { pop_generic(c, 0); }
 
 /* ---- reads -------------------------------------------------------------- */
 
@@ -632,7 +660,7 @@ static unsigned long list_len(struct kv *e) {
     return ((struct qlist *)kv_ptr(e))->count;
 }
 
-void cmd_llen(struct client *c) {
+void cmd_llen(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -651,7 +679,7 @@ static long long abs_index(long long idx, unsigned long len) {
     return idx;
 }
 
-void cmd_lindex(struct client *c) {
+void cmd_lindex(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -685,7 +713,7 @@ static int clamp_range(long long *start, long long *end, unsigned long llen) {
     return 1;
 }
 
-void cmd_lrange(struct client *c) {
+void cmd_lrange(struct cmd_ctx *c) {
     long long start, end;
     if (!arg_long(c, 2, &start, NULL) || !arg_long(c, 3, &end, NULL)) return;
     struct keyref k;
@@ -709,7 +737,7 @@ void cmd_lrange(struct client *c) {
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start " \
     "from the end of the list"
 
-void cmd_lpos(struct client *c) {
+void cmd_lpos(struct cmd_ctx *c) {
     long long rank = 1, count = -1, maxlen = 0;
     for (int j = 3; j < c->argc; j++) {
         int more = c->argc - 1 - j;
@@ -780,7 +808,7 @@ void cmd_lpos(struct client *c) {
 
 /* ---- in-place writes ------------------------------------------------------ */
 
-void cmd_lset(struct client *c) {
+void cmd_lset(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -797,17 +825,17 @@ void cmd_lset(struct client *c) {
     long long at = abs_index(idx, v.ql->count);
     if (at < 0) {
         lv_done(&v);
-        reply_error(c, "ERR index out of range");
+        reply_status(c, HK_ERR_INDEX_RANGE);
         return;
     }
+    db_written(&k, KEV_LSET);
     ql_replace(v.ql, v.fill, (unsigned long)at, c->argv[3].ptr, c->argv[3].len);
     lv_shrink(&v);
     lv_done(&v);
     reply_ok(c);
-    db_touch_write(&k);
 }
 
-void cmd_linsert(struct client *c) {
+void cmd_linsert(struct cmd_ctx *c) {
     int after;
     if (arg_is(&c->argv[2], "after")) after = 1;
     else if (arg_is(&c->argv[2], "before")) after = 0;
@@ -833,11 +861,11 @@ void cmd_linsert(struct client *c) {
         unsigned long off = 0;
         for (size_t p = lp_first(n->lp); p != LP_NONE; p = lp_next(n->lp, p), off++) {
             if (lp_eq(n->lp, p, piv, plen)) {
+                db_written(&k, KEV_LINSERT);
                 ql_insert_at(v.ql, v.fill, n, p, off, after, c->argv[4].ptr, c->argv[4].len);
                 unsigned long len = v.ql->count;
                 lv_done(&v);
                 reply_int(c, (long long)len);
-                db_touch_write(&k);
                 return;
             }
         }
@@ -846,7 +874,7 @@ void cmd_linsert(struct client *c) {
     reply_int(c, -1);
 }
 
-void cmd_lrem(struct client *c) {
+void cmd_lrem(struct cmd_ctx *c) {
     long long toremove;
     if (!arg_long_range(c, 2, -LLONG_MAX, LLONG_MAX, &toremove, NULL)) return;
     struct keyref k;
@@ -876,6 +904,7 @@ void cmd_lrem(struct client *c) {
                 continue;
             }
             size_t next;
+            if (!removed) db_written(&k, KEV_LREM);
             n->lp = lp_delete(n->lp, p, &next);
             ql->count--;
             removed++;
@@ -892,14 +921,13 @@ void cmd_lrem(struct client *c) {
     }
     if (removed) {
         lv_removed(&v, &k, c);
-        db_touch_write(&k);
     } else {
         lv_done(&v);
     }
     reply_int(c, removed);
 }
 
-void cmd_ltrim(struct client *c) {
+void cmd_ltrim(struct cmd_ctx *c) {
     long long start, end;
     if (!arg_long(c, 2, &start, NULL) || !arg_long(c, 3, &end, NULL)) return;
     struct keyref k;
@@ -920,16 +948,17 @@ void cmd_ltrim(struct client *c) {
         ltrim = (unsigned long)start;
         rtrim = llen - (unsigned long)end - 1;
     }
+    /* Reported even when nothing goes, as Redis notifies "ltrim". */
+    db_written(&k, KEV_LTRIM);
     ql_del_range(v.ql, 0, ltrim);
     if (rtrim) ql_del_range(v.ql, v.ql->count - rtrim, rtrim);
     lv_removed(&v, &k, c);
-    db_touch_write(&k);
     reply_ok(c);
 }
 
 /* ---- moves ------------------------------------------------------------- */
 
-static void move_generic(struct client *c, int from_head, int to_head) {
+static void move_generic(struct cmd_ctx *c, int from_head, int to_head) {
     struct keyref sk, dk;
     key_of(c, 1, &sk);
     key_of(c, 2, &dk);
@@ -952,82 +981,57 @@ static void move_generic(struct client *c, int from_head, int to_head) {
     char *copy = hk_malloc(val.len ? val.len : 1);
     memcpy(copy, val.s, val.len);
     size_t vlen = val.len;
+    db_written(&sk, from_head ? KEV_LPOP : KEV_RPOP);
     ql_del_range(sv.ql, from_head ? 0 : sv.ql->count - 1, 1);
+    int push_ev = to_head ? KEV_LPUSH : KEV_RPUSH;
 
     if (same) {
         /* Pushing back onto the same list: it cannot have emptied. */
+        db_written(&dk, push_ev);
         lv_grow(&sv, vlen, 1);
         ql_push(sv.ql, sv.fill, copy, vlen, to_head);
         lv_shrink(&sv);
         lv_done(&sv);
     } else {
         lv_done(&sv);
-        if (!de) de = db_put(&dk, kv_new_ptr(dk.key, dk.klen, OBJ_LIST, ENC_LISTPACK, lp_new(), -1));
+        if (!de) de = db_put(&dk, kv_new_ptr(dk.key, dk.klen, OBJ_LIST, ENC_LISTPACK, lp_new(), -1), push_ev);
+        else db_written(&dk, push_ev);
         struct lview dv;
         lv_open(&dv, de);
         lv_grow(&dv, vlen, 1);
         ql_push(dv.ql, dv.fill, copy, vlen, to_head);
         lv_done(&dv);
-        db_touch_write(&dk);
         lv_open(&sv, se);
         lv_removed(&sv, &sk, c);
     }
     reply_bulk(c, copy, vlen);
     hk_free(copy);
-    db_touch_write(&sk);
 }
 
-void cmd_lmove(struct client *c) {
+void cmd_lmove(struct cmd_ctx *c) {
     int from_head, to_head;
     if (!arg_side(c, 3, &from_head) || !arg_side(c, 4, &to_head)) return;
     move_generic(c, from_head, to_head);
 }
 
-void cmd_rpoplpush(struct client *c) { move_generic(c, 0, 1); }
+void cmd_rpoplpush(struct cmd_ctx *c) { move_generic(c, 0, 1); }
 
 /* ---- LMPOP ------------------------------------------------------------- */
 
-int list_lmpop_getkeys(struct client *c, int *keys, int max) {
-    long long numkeys;
-    if (c->argc < 2 || !hk_str2ll(c->argv[1].ptr, c->argv[1].len, &numkeys)) return -1;
-    if (numkeys < 1 || numkeys > c->argc - 2 || numkeys > max) return -1;
-    for (int i = 0; i < numkeys; i++) keys[i] = 2 + i;
-    return (int)numkeys;
-}
-
-void cmd_lmpop(struct client *c) {
-    long long numkeys, count = -1;
-    if (!arg_long_range(c, 1, 1, LLONG_MAX, &numkeys, "ERR numkeys should be greater than 0")) return;
-    if (numkeys > c->argc - 2) {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    int where_idx = (int)numkeys + 2;
-    if (where_idx >= c->argc) {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    int head;
-    if (!arg_side(c, where_idx, &head)) return;
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        int more = c->argc - 1 - j;
-        if (count == -1 && arg_is(&c->argv[j], "count") && more) {
-            j++;
-            if (!arg_long_range(c, j, 1, LLONG_MAX, &count, "ERR count should be greater than 0")) return;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+/* LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: the first key
+ * holding a non-empty list is popped from. */
+void cmd_lmpop(struct cmd_ctx *c) {
+    long long numkeys, count;
+    int first, right;
+    if (!parse_mpop(c, 1, "left", "right", &numkeys, &first, &right, &count)) return;
     for (int i = 0; i < numkeys; i++) {
         struct keyref k;
-        key_of(c, 2 + i, &k);
+        key_of(c, first + i, &k);
         struct kv *e = lookup_write(c, &k);
         if (!e) continue;
         if (!check_type(c, e, OBJ_LIST)) return;
         if (list_len(e) == 0) continue;
-        pop_range(c, &k, e, head, (unsigned long)count, 1);
+        pop_range(c, &k, e, !right, (unsigned long)count, 1);
         return;
     }
     reply_null_array(c);

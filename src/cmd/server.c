@@ -1,7 +1,7 @@
 /* server.c - server administration commands: FLUSHALL, FLUSHDB, DBSIZE,
- * TIME, LASTSAVE, SHUTDOWN, MEMORY and DEBUG, plus the small helpers the other
- * administration files share (HELP replies, a text buffer). INFO, CONFIG
- * and COMMAND live in info.c, config_cmd.c and command.c. Nothing here
+ * TIME, LASTSAVE, SHUTDOWN and MEMORY, plus the small helpers the other
+ * administration files share (HELP replies, a text buffer). INFO, CONFIG,
+ * COMMAND and DEBUG live in info.c, config_cmd.c, command.c and debug.c. Nothing here
  * persists data: there is no RDB/AOF yet, and SHUTDOWN SAVE says so. */
 #include "../core/alloc.h"
 #include "../net/net.h"
@@ -40,7 +40,7 @@ static void free_flushed(struct flushed *f, int async) {
 }
 
 /* Parse the optional ASYNC|SYNC argument; -1 after replying an error. */
-static int flush_mode(struct client *c) {
+static int flush_mode(struct cmd_ctx *c) {
     if (c->argc == 1) return 0;
     if (c->argc == 2 && arg_is(&c->argv[1], "ASYNC")) return 1;
     if (c->argc == 2 && arg_is(&c->argv[1], "SYNC")) return 0;
@@ -48,27 +48,29 @@ static int flush_mode(struct client *c) {
     return -1;
 }
 
-void cmd_flushall(struct client *c) {
+static void free_sync(void *f) { free_flushed(f, 0); }
+static void free_async(void *f) { free_flushed(f, 1); }
+
+/* FLUSHALL and FLUSHDB run with every shard locked (CMD_ALL_SHARDS): the
+ * tables are detached at once, and freed after the locks are released,
+ * here or on a lazy-free thread for ASYNC. */
+static void flush_generic(struct cmd_ctx *c, int db) {
     int async = flush_mode(c);
     if (async < 0) return;
-    free_flushed(ks_flush(-1), async);
-    stat_add(&c->w->sstats.dirty, 1);
+    exec_after_unlock(c, async ? free_async : free_sync, ks_flush(db));
+    if (store_stats_sink) stat_add(&store_stats_sink->dirty, 1);
+    prop_argv(c);
     reply_ok(c);
 }
 
-void cmd_flushdb(struct client *c) {
-    int async = flush_mode(c);
-    if (async < 0) return;
-    free_flushed(ks_flush(c->db), async);
-    stat_add(&c->w->sstats.dirty, 1);
-    reply_ok(c);
-}
+void cmd_flushall(struct cmd_ctx *c) { flush_generic(c, -1); }
+void cmd_flushdb(struct cmd_ctx *c) { flush_generic(c, c->db); }
 
-void cmd_dbsize(struct client *c) { reply_int(c, (long long)ks_dbsize(c->db)); }
+void cmd_dbsize(struct cmd_ctx *c) { reply_int(c, (long long)ks_dbsize(c->db, exec_holds_all(c))); }
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-void reply_help(struct client *c, const char *cmd, const char *const *lines) {
+void reply_help(struct cmd_ctx *c, const char *cmd, const char *const *lines) {
     int n = 0;
     while (lines[n]) n++;
     reply_array(c, n + 3);
@@ -119,7 +121,7 @@ void sb_free(struct sbuf *b) {
 
 /* ---- TIME, LASTSAVE ------------------------------------------------------ */
 
-void cmd_time(struct client *c) {
+void cmd_time(struct cmd_ctx *c) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
     reply_array(c, 2);
@@ -127,7 +129,7 @@ void cmd_time(struct client *c) {
     reply_bulk_ll(c, (long long)tv.tv_usec);
 }
 
-void cmd_lastsave(struct client *c) { reply_int(c, atomic_load(&server.lastsave)); }
+void cmd_lastsave(struct cmd_ctx *c) { reply_int(c, atomic_load(&server.lastsave)); }
 
 /* ---- SHUTDOWN ------------------------------------------------------------ */
 
@@ -139,7 +141,7 @@ void cmd_lastsave(struct client *c) { reply_int(c, atomic_load(&server.lastsave)
  * the main thread is woken with a process-directed SIGTERM (raise() would
  * target this worker thread, which blocks every signal) and the workers
  * close every connection on their way out. */
-void cmd_shutdown(struct client *c) {
+void cmd_shutdown(struct cmd_ctx *c) {
     int nosave = 0, save = 0, now = 0, force = 0, abort_ = 0;
     for (int i = 1; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "nosave")) nosave = 1;
@@ -175,7 +177,7 @@ void cmd_shutdown(struct client *c) {
 /* MEMORY USAGE key [SAMPLES count]: bytes used by the entry and its value,
  * sampling up to count elements of aggregates (default 5, 0 = all). The
  * key's shard is locked by dispatch (key spec 2,2,1). */
-void cmd_memory_usage(struct client *c) {
+void cmd_memory_usage(struct cmd_ctx *c) {
     long long samples = 5;
     for (int i = 3; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "samples") && i + 1 < c->argc) {
@@ -201,7 +203,7 @@ void cmd_memory_usage(struct client *c) {
     reply_int(c, (long long)kv_usage(e, (size_t)samples));
 }
 
-void cmd_memory_help(struct client *c) {
+void cmd_memory_help(struct cmd_ctx *c) {
     static const char *const lines[] = {
         "USAGE <key> [SAMPLES <count>]",
         "    Return memory in bytes used by <key> and its value. Nested values are",
@@ -209,58 +211,4 @@ void cmd_memory_help(struct client *c) {
         NULL,
     };
     reply_help(c, "MEMORY", lines);
-}
-
-/* ---- DEBUG ----------------------------------------------------------------- */
-
-/* DEBUG is protected as in Redis: enable-debug-command no (the default)
- * refuses it, local allows loopback and unix socket clients, yes allows all. */
-static int debug_allowed(struct client *c) {
-    long long mode = CFG(enable_debug_command);
-    if (mode == CFG_DEBUG_YES) return 1;
-    if (mode != CFG_DEBUG_LOCAL) return 0;
-    if (c->flags & CLIENT_UNIX_SOCKET) return 1;
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    return getpeername(c->fd, (struct sockaddr *)&ss, &sl) == 0 && net_is_loopback_sockaddr(&ss);
-}
-
-/* DEBUG SLEEP seconds | DEBUG HELP. SLEEP stalls the calling worker (and
- * so its clients) without holding any shard lock; like Redis it reads the
- * number leniently (what does not parse is 0). */
-void cmd_debug(struct client *c) {
-    if (!debug_allowed(c)) {
-        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
-                       "can run it from a local connection, otherwise you need to set this option in the "
-                       "configuration file, and then restart the server.");
-        return;
-    }
-    if (c->argc == 2 && arg_is(&c->argv[1], "help")) {
-        static const char *const lines[] = {
-            "SLEEP <seconds>",
-            "    Stop the server for <seconds>. Decimals allowed.",
-            NULL,
-        };
-        reply_help(c, "DEBUG", lines);
-        return;
-    }
-    if (c->argc == 3 && arg_is(&c->argv[1], "sleep")) {
-        char buf[64];
-        size_t n = c->argv[2].len < sizeof(buf) - 1 ? c->argv[2].len : sizeof(buf) - 1;
-        memcpy(buf, c->argv[2].ptr, n);
-        buf[n] = '\0';
-        double secs = strtod(buf, NULL);
-        if (secs > 1e9) secs = 1e9; /* keeps the conversion to time_t defined */
-        if (secs > 0) {
-            struct timespec ts;
-            ts.tv_sec = (time_t)secs;
-            ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-            while (nanosleep(&ts, &ts) != 0) {
-            }
-        }
-        reply_ok(c);
-        return;
-    }
-    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
-                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr);
 }

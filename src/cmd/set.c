@@ -21,6 +21,8 @@
 #include "../server/config.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "../types/digest.h"
+#include "../types/types.h"
 #include "setval.h"
 
 #include <errno.h>
@@ -52,7 +54,7 @@ struct snode {
 #define SET_RAND_DEPTH 4
 
 static size_t intset_cap(void) {
-    long long m = CFG(set_max_intset_entries);
+    long long m = TLIM(set_max_intset_entries);
     return m > (1LL << 30) ? (size_t)1 << 30 : (size_t)m;
 }
 
@@ -237,8 +239,8 @@ static int sobj_add_parsed(struct sobj *o, const char *s, size_t len, int isint,
             size_t a = digits10(intset_min(is)), b = digits10(intset_max(is));
             maxlen = a > b ? a : b;
         }
-        unsigned long long vmax = (unsigned long long)CFG(set_max_listpack_value);
-        if ((long long)n < CFG(set_max_listpack_entries) && len <= vmax && maxlen <= vmax &&
+        unsigned long long vmax = (unsigned long long)TLIM(set_max_listpack_value);
+        if ((long long)n < TLIM(set_max_listpack_entries) && len <= vmax && maxlen <= vmax &&
             (unsigned long long)n * 12 + len < SET_LP_SAFE_BYTES) {
             sobj_convert(o, ENC_LISTPACK);
             o->p = lp_append(o->p, s, len);
@@ -251,8 +253,8 @@ static int sobj_add_parsed(struct sobj *o, const char *s, size_t len, int isint,
     if (o->enc == ENC_LISTPACK) {
         lpack *lp = o->p;
         if (lp_count(lp) && lp_find(lp, lp_first(lp), s, len, 0) != LP_NONE) return 0;
-        if ((long long)lp_count(lp) < CFG(set_max_listpack_entries) &&
-            len <= (unsigned long long)CFG(set_max_listpack_value) && lp_bytes(lp) + len + 16 < SET_LP_SAFE_BYTES) {
+        if ((long long)lp_count(lp) < TLIM(set_max_listpack_entries) &&
+            len <= (unsigned long long)TLIM(set_max_listpack_value) && lp_bytes(lp) + len + 16 < SET_LP_SAFE_BYTES) {
             o->p = isint ? lp_append_int(lp, iv) : lp_append(lp, s, len);
         } else {
             sobj_convert(o, ENC_HT);
@@ -366,7 +368,7 @@ static struct sobj sobj_create(const char *first, size_t len, uint64_t hint) {
     if (hk_str2ll(first, len, &iv) && hint <= intset_cap()) {
         o.enc = ENC_INTSET;
         o.p = intset_new();
-    } else if ((long long)hint <= CFG(set_max_listpack_entries)) {
+    } else if ((long long)hint <= TLIM(set_max_listpack_entries)) {
         o.enc = ENC_LISTPACK;
         o.p = lp_new();
     } else {
@@ -395,12 +397,14 @@ static void sobj_maybe_intset(struct sobj *o) {
 
 /* ---- value lifecycle (obj_ops) ---------------------------------------- */
 
-static void set_ops_free(void *ptr, int enc) {
-    struct sobj o = {enc, ptr};
+static void set_ops_free(struct kv *e) {
+    struct sobj o = {kv_enc(e), kv_ptr(e)};
     sobj_free(&o);
 }
 
-static size_t set_ops_usage(const void *ptr, int enc, size_t samples) {
+static size_t set_ops_usage(const struct kv *e, size_t samples) {
+    int enc = kv_enc(e);
+    const void *ptr = kv_ptr(e);
     if (enc == ENC_INTSET) return intset_bytes(ptr);
     if (enc == ENC_LISTPACK) return lp_bytes(ptr);
     const struct htable *t = ptr;
@@ -415,24 +419,41 @@ static size_t set_ops_usage(const void *ptr, int enc, size_t samples) {
     return base + (size_t)((double)bytes / (double)seen * (double)t->count);
 }
 
-static void *set_ops_dup(const void *ptr, int enc) {
-    if (enc == ENC_INTSET) return intset_dup(ptr);
-    if (enc == ENC_LISTPACK) return lp_dup(ptr);
-    const struct htable *t = ptr;
-    struct htable *d = sht_new();
-    if (t->count) ht_resize(d, ht_size(t), snode_hash, NULL);
-    struct ht_iter it;
-    ht_iter_init(&it, t);
-    for (struct hnode *n; (n = ht_iter_next(&it));) {
-        const struct snode *e = (const struct snode *)n;
-        sht_insert(d, e->s, e->len);
+static struct kv *set_ops_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
+    int enc = kv_enc(e);
+    const void *ptr = kv_ptr(e);
+    void *v;
+    if (enc == ENC_INTSET) {
+        v = intset_dup(ptr);
+    } else if (enc == ENC_LISTPACK) {
+        v = lp_dup(ptr);
+    } else {
+        const struct htable *t = ptr;
+        struct htable *d = sht_new();
+        if (t->count) ht_resize(d, ht_size(t), snode_hash, NULL);
+        struct ht_iter it;
+        ht_iter_init(&it, t);
+        for (struct hnode *n; (n = ht_iter_next(&it));) {
+            const struct snode *sn = (const struct snode *)n;
+            sht_insert(d, sn->s, sn->len);
+        }
+        v = d;
     }
-    return d;
+    return kv_new_ptr(key, klen, OBJ_SET, enc, v, expire);
 }
 
-static const struct obj_ops set_ops = {set_ops_free, set_ops_usage, set_ops_dup};
+/* Members are folded by xor: their order does not matter. */
+static void set_ops_digest(const struct kv *e, unsigned char digest[20]) {
+    struct sobj o = {kv_enc(e), kv_ptr(e)};
+    struct siter it;
+    struct lp_val v;
+    sit_init(&it, &o);
+    while (sit_next(&it, &v)) dg_xor(digest, ev_ptr(&v), v.len);
+}
 
-void set_init(void) { obj_register(OBJ_SET, &set_ops); }
+const struct type_ops set_type_ops = {
+    .name = "set", .free = set_ops_free, .dup = set_ops_dup, .usage = set_ops_usage, .digest = set_ops_digest,
+};
 
 /* ---- helpers for handlers --------------------------------------------- */
 
@@ -448,24 +469,23 @@ static void set_store(struct kv *e, const struct sobj *o) {
     kv_set_enc(e, o->enc);
 }
 
-/* Replace key k with the set o (taking ownership), or delete k when o is
- * empty. Returns the size stored. */
-static uint64_t set_put_or_delete(struct client *c, const struct keyref *k, struct sobj *o) {
+/* Replace key k with the set o (taking ownership, reporting ev), or
+ * delete k when o is empty. Returns the size stored. */
+static uint64_t set_put_or_delete(struct cmd_ctx *c, const struct keyref *k, struct sobj *o, int ev) {
     uint64_t n = sobj_size(o);
     if (n) {
-        db_put(k, kv_new_ptr(k->key, k->klen, OBJ_SET, o->enc, o->p, -1));
-        db_touch_write(k);
+        db_put(k, kv_new_ptr(k->key, k->klen, OBJ_SET, o->enc, o->p, -1), ev);
     } else {
         sobj_free(o);
-        if (db_delete(k, c->now_ms)) db_touch_write(k);
+        db_delete(k, c->now_ms, KEV_DEL);
     }
     return n;
 }
 
-static void reply_val(struct client *c, const struct lp_val *v) { reply_bulk(c, ev_ptr(v), v->len); }
+static void reply_val(struct cmd_ctx *c, const struct lp_val *v) { reply_bulk(c, ev_ptr(v), v->len); }
 
 /* Reply every member of o as a RESP3 set (array in RESP2). */
-static void reply_members(struct client *c, const struct sobj *o) {
+static void reply_members(struct cmd_ctx *c, const struct sobj *o) {
     struct siter it;
     struct lp_val v;
     reply_set(c, (long long)sobj_size(o));
@@ -475,7 +495,7 @@ static void reply_members(struct client *c, const struct sobj *o) {
 
 /* Parse a count as Redis's getLongFromObjectOrReply/getRange...: replies
  * and returns 0 on failure. */
-static int parse_count(struct client *c, const hk_slice *a, long long min, long long max, long long *out,
+static int parse_count(struct cmd_ctx *c, const hk_slice *a, long long min, long long max, long long *out,
                        const char *msg) {
     long long v;
     if (!hk_str2ll(a->ptr, a->len, &v)) {
@@ -495,7 +515,7 @@ static int parse_count(struct client *c, const hk_slice *a, long long min, long 
 /* ---- single-key commands ---------------------------------------------- */
 
 /* SADD key member [member ...] */
-void cmd_sadd(struct client *c) {
+void cmd_sadd(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -505,19 +525,22 @@ void cmd_sadd(struct client *c) {
     /* As Redis 7.2: more arguments than the small encoding may hold send
      * an existing set to the hash table before adding (even if most of
      * them turn out to be members already). */
-    if (e && ((o.enc == ENC_LISTPACK && (long long)hint > CFG(set_max_listpack_entries)) ||
-              (o.enc == ENC_INTSET && (long long)hint > CFG(set_max_intset_entries))))
+    if (e && ((o.enc == ENC_LISTPACK && (long long)hint > TLIM(set_max_listpack_entries)) ||
+              (o.enc == ENC_INTSET && (long long)hint > TLIM(set_max_intset_entries))))
         sobj_convert(&o, ENC_HT);
     long long added = 0;
-    for (int i = 2; i < c->argc; i++) added += sobj_add(&o, c->argv[i].ptr, c->argv[i].len);
+    for (int i = 2; i < c->argc; i++) {
+        /* An existing set reports before its first new member. */
+        if (e && !added && !sobj_has(&o, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_SADD);
+        added += sobj_add(&o, c->argv[i].ptr, c->argv[i].len);
+    }
     if (e) set_store(e, &o);
-    else db_put(&k, kv_new_ptr(k.key, k.klen, OBJ_SET, o.enc, o.p, -1));
-    if (added) db_touch_write(&k);
+    else db_put(&k, kv_new_ptr(k.key, k.klen, OBJ_SET, o.enc, o.p, -1), KEV_SADD);
     reply_int(c, added);
 }
 
 /* SREM key member [member ...]: the key goes when its last member does. */
-void cmd_srem(struct client *c) {
+void cmd_srem(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -529,23 +552,23 @@ void cmd_srem(struct client *c) {
     struct sobj o = sobj_of(e);
     long long removed = 0;
     for (int i = 2; i < c->argc; i++) {
+        if (!removed && sobj_has(&o, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_SREM);
         removed += sobj_remove(&o, c->argv[i].ptr, c->argv[i].len);
         if (!sobj_size(&o)) break;
     }
     set_store(e, &o);
-    if (!sobj_size(&o)) db_delete(&k, c->now_ms);
-    if (removed) db_touch_write(&k);
+    if (!sobj_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
     reply_int(c, removed);
 }
 
 /* Read-only lookup of a set key: NULL with nothing replied when absent,
  * NULL after WRONGTYPE (*bad set) when of another type. */
-static struct kv *set_lookup_read(struct client *c, int argi, int *bad) {
+static struct kv *set_lookup_read(struct cmd_ctx *c, int argi, int *bad) {
     struct keyref k;
     return lookup_typed(c, argi, &k, OBJ_SET, 0, bad);
 }
 
-void cmd_sismember(struct client *c) {
+void cmd_sismember(struct cmd_ctx *c) {
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
@@ -557,7 +580,7 @@ void cmd_sismember(struct client *c) {
     reply_int(c, sobj_has(&o, c->argv[2].ptr, c->argv[2].len));
 }
 
-void cmd_smismember(struct client *c) {
+void cmd_smismember(struct cmd_ctx *c) {
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
@@ -566,7 +589,7 @@ void cmd_smismember(struct client *c) {
     for (int i = 2; i < c->argc; i++) reply_int(c, e && sobj_has(&o, c->argv[i].ptr, c->argv[i].len));
 }
 
-void cmd_scard(struct client *c) {
+void cmd_scard(struct cmd_ctx *c) {
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
@@ -578,7 +601,7 @@ void cmd_scard(struct client *c) {
     reply_int(c, (long long)sobj_size(&o));
 }
 
-void cmd_smembers(struct client *c) {
+void cmd_smembers(struct cmd_ctx *c) {
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
@@ -590,10 +613,33 @@ void cmd_smembers(struct client *c) {
     reply_members(c, &o);
 }
 
+/* What SPOP propagates: SREM key member..., at most SREM_BATCH members a
+ * command (as Redis batches them). `left` members are still to come. */
+#define SREM_BATCH 1024
+struct srem_batch {
+    struct cmd_ctx *c;
+    const struct keyref *k;
+    uint64_t left, in_cmd;
+};
+
+static void srem_batch_add(struct srem_batch *b, const struct lp_val *v) {
+    if (!prop_on(b->c)) return;
+    if (b->in_cmd == 0) {
+        uint64_t n = b->left < SREM_BATCH ? b->left : SREM_BATCH;
+        prop_begin(b->c, (int)n + 2);
+        prop_arg_cstr(b->c, "SREM");
+        prop_arg(b->c, b->k->key, b->k->klen);
+        b->in_cmd = n;
+    }
+    prop_arg(b->c, ev_ptr(v), v->len);
+    b->in_cmd--;
+    b->left--;
+}
+
 /* SPOP key [count]. Without count: one member or nil. With count: a set
  * (RESP3) of up to count distinct members, all of them (and the key
  * deleted) when count reaches the size. */
-void cmd_spop(struct client *c) {
+void cmd_spop(struct cmd_ctx *c) {
     if (c->argc > 3) {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -617,12 +663,16 @@ void cmd_spop(struct client *c) {
     }
     struct sobj o = sobj_of(e);
     uint64_t size = sobj_size(&o);
+    /* Random draws do not replay: SPOP propagates as DEL (all of it) or
+     * as SREM of the members it took. */
+    db_written(&k, KEV_SPOP);
     if (count > 0 && (uint64_t)count >= size) {
         reply_members(c, &o);
-        db_delete(&k, c->now_ms);
-        db_touch_write(&k);
+        db_delete(&k, c->now_ms, KEV_DEL);
+        prop_cmd(c, "DEL", 1, &c->argv[1]);
         return;
     }
+    struct srem_batch b = {c, &k, 0};
     if (count > 0 && (size - (uint64_t)count) * 5 <= (uint64_t)count) {
         /* Most members go: draw the few that stay into a new set (which
          * starts small again, as in Redis), reply what is left of the old
@@ -639,18 +689,26 @@ void cmd_spop(struct client *c) {
             sobj_remove(&o, ev_ptr(&copy), copy.len);
         }
         reply_members(c, &o);
+        if (prop_on(c)) {
+            struct siter it;
+            struct lp_val v;
+            sit_init(&it, &o);
+            b.left = sobj_size(&o);
+            while (sit_next(&it, &v)) srem_batch_add(&b, &v);
+        }
         sobj_free(&o);
         set_store(e, &ns);
-        db_touch_write(&k);
         return;
     }
     long long n = count < 0 ? 1 : count;
     if (count > 0) reply_set(c, n);
+    b.left = (uint64_t)n;
     for (long long i = 0; i < n; i++) {
         struct lp_val v, copy;
         sobj_random(&o, &v);
         /* Reply before removing: the member's bytes live in the set. */
         reply_val(c, &v);
+        srem_batch_add(&b, &v);
         copy = v;
         if (o.enc == ENC_HT) {
             sht_remove(o.p, copy.s, copy.len);
@@ -659,8 +717,7 @@ void cmd_spop(struct client *c) {
         }
     }
     set_store(e, &o);
-    if (!sobj_size(&o)) db_delete(&k, c->now_ms);
-    db_touch_write(&k);
+    if (!sobj_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
 }
 
 /* A member already returned by SRANDMEMBER, keyed by its address. */
@@ -679,7 +736,7 @@ static int pick_match(const struct hnode *n, const void *key) { return ((const s
 
 /* SRANDMEMBER key [count]. A negative count allows repeats and returns
  * exactly |count| members; a positive one returns distinct members. */
-void cmd_srandmember(struct client *c) {
+void cmd_srandmember(struct cmd_ctx *c) {
     if (c->argc > 3) {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -772,7 +829,7 @@ void cmd_srandmember(struct client *c) {
 }
 
 /* SMOVE source destination member */
-void cmd_smove(struct client *c) {
+void cmd_smove(struct cmd_ctx *c) {
     struct keyref ks_, kd;
     key_of(c, 1, &ks_);
     key_of(c, 2, &kd);
@@ -790,22 +847,25 @@ void cmd_smove(struct client *c) {
         reply_int(c, sobj_has(&so, m->ptr, m->len));
         return;
     }
-    if (!sobj_remove(&so, m->ptr, m->len)) {
+    if (!sobj_has(&so, m->ptr, m->len)) {
         reply_int(c, 0);
         return;
     }
+    db_written(&ks_, KEV_SREM);
+    sobj_remove(&so, m->ptr, m->len);
     set_store(src, &so);
-    if (!sobj_size(&so)) db_delete(&ks_, c->now_ms);
-    db_touch_write(&ks_);
+    if (!sobj_size(&so)) db_delete(&ks_, c->now_ms, KEV_DEL);
     if (dst) {
         struct sobj d = sobj_of(dst);
-        if (sobj_add(&d, m->ptr, m->len)) db_touch_write(&kd);
-        set_store(dst, &d);
+        if (!sobj_has(&d, m->ptr, m->len)) {
+            db_written(&kd, KEV_SADD);
+            sobj_add(&d, m->ptr, m->len);
+            set_store(dst, &d);
+        }
     } else {
         struct sobj d = sobj_create(m->ptr, m->len, 1);
         sobj_add(&d, m->ptr, m->len);
-        db_put(&kd, kv_new_ptr(kd.key, kd.klen, OBJ_SET, d.enc, d.p, -1));
-        db_touch_write(&kd);
+        db_put(&kd, kv_new_ptr(kd.key, kd.klen, OBJ_SET, d.enc, d.p, -1), KEV_SADD);
     }
     reply_int(c, 1);
 }
@@ -815,7 +875,7 @@ void cmd_smove(struct client *c) {
 /* Look up n set keys from argv[first]; missing keys give NULL slots.
  * Every key is type-checked (a missing one does not stop the checks, as
  * in Redis). Returns 0 after replying WRONGTYPE. */
-static int gather_sets(struct client *c, int first, int n, struct sobj *out, int *missing) {
+static int gather_sets(struct cmd_ctx *c, int first, int n, struct sobj *out, int *missing) {
     *missing = 0;
     for (int j = 0; j < n; j++) {
         struct keyref k;
@@ -840,7 +900,7 @@ static int cmp_by_size(const void *a, const void *b) {
 
 /* SINTER / SINTERSTORE / SINTERCARD. dst: argv index of the destination
  * or 0; card: reply only the count, stopping at limit (0 = none). */
-static void set_inter(struct client *c, int first, int n, int dst, int card, long long limit) {
+static void set_inter(struct cmd_ctx *c, int first, int n, int dst, int card, long long limit) {
     struct sobj stack[16];
     struct sobj *sets = n <= 16 ? stack : hk_malloc((size_t)n * sizeof(*sets));
     int missing;
@@ -849,7 +909,7 @@ static void set_inter(struct client *c, int first, int n, int dst, int card, lon
         if (dst) {
             struct keyref kd;
             key_of(c, dst, &kd);
-            if (db_delete(&kd, c->now_ms)) db_touch_write(&kd);
+            db_delete(&kd, c->now_ms, KEV_DEL);
             reply_int(c, 0);
         } else if (card) {
             reply_int(c, 0);
@@ -893,7 +953,7 @@ static void set_inter(struct client *c, int first, int n, int dst, int card, lon
         struct keyref kd;
         key_of(c, dst, &kd);
         sobj_maybe_intset(&res);
-        reply_int(c, (long long)set_put_or_delete(c, &kd, &res));
+        reply_int(c, (long long)set_put_or_delete(c, &kd, &res, KEV_SINTERSTORE));
     } else if (card) {
         reply_int(c, cnt);
     } else {
@@ -907,7 +967,7 @@ enum { SET_UNION, SET_DIFF };
 
 /* SUNION / SDIFF and their STORE forms: the result is built as a new set
  * (from an intset up, by the normal conversion rules), replied or stored. */
-static void set_union_diff(struct client *c, int first, int n, int dst, int op) {
+static void set_union_diff(struct cmd_ctx *c, int first, int n, int dst, int op) {
     struct sobj stack[16];
     struct sobj *sets = n <= 16 ? stack : hk_malloc((size_t)n * sizeof(*sets));
     int missing;
@@ -961,7 +1021,7 @@ static void set_union_diff(struct client *c, int first, int n, int dst, int op) 
     if (dst) {
         struct keyref kd;
         key_of(c, dst, &kd);
-        reply_int(c, (long long)set_put_or_delete(c, &kd, &res));
+        reply_int(c, (long long)set_put_or_delete(c, &kd, &res, op == SET_UNION ? KEV_SUNIONSTORE : KEV_SDIFFSTORE));
     } else {
         reply_members(c, &res);
         sobj_free(&res);
@@ -970,29 +1030,15 @@ out:
     if (sets != stack) hk_free(sets);
 }
 
-void cmd_sinter(struct client *c) { set_inter(c, 1, c->argc - 1, 0, 0, 0); }
-void cmd_sinterstore(struct client *c) { set_inter(c, 2, c->argc - 2, 1, 0, 0); }
-void cmd_sunion(struct client *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_UNION); }
-void cmd_sunionstore(struct client *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_UNION); }
-void cmd_sdiff(struct client *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_DIFF); }
-void cmd_sdiffstore(struct client *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_DIFF); }
-
-/* numkeys of SINTERCARD: 1 to the number of arguments left; 0 if bad. */
-static long long intercard_numkeys(struct client *c) {
-    long long n;
-    if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &n) || n < 1 || n > c->argc - 2) return 0;
-    return n;
-}
-
-int set_intercard_keys(struct client *c, int *keys, int max) {
-    long long n = intercard_numkeys(c);
-    if (!n || n > max) return -1;
-    for (int i = 0; i < (int)n; i++) keys[i] = 2 + i;
-    return (int)n;
-}
+void cmd_sinter(struct cmd_ctx *c) { set_inter(c, 1, c->argc - 1, 0, 0, 0); }
+void cmd_sinterstore(struct cmd_ctx *c) { set_inter(c, 2, c->argc - 2, 1, 0, 0); }
+void cmd_sunion(struct cmd_ctx *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_UNION); }
+void cmd_sunionstore(struct cmd_ctx *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_UNION); }
+void cmd_sdiff(struct cmd_ctx *c) { set_union_diff(c, 1, c->argc - 1, 0, SET_DIFF); }
+void cmd_sdiffstore(struct cmd_ctx *c) { set_union_diff(c, 2, c->argc - 2, 1, SET_DIFF); }
 
 /* SINTERCARD numkeys key [key ...] [LIMIT limit] */
-void cmd_sintercard(struct client *c) {
+void cmd_sintercard(struct cmd_ctx *c) {
     long long n;
     if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &n) || n < 1) {
         reply_error(c, "ERR numkeys should be greater than 0");
@@ -1037,7 +1083,7 @@ static void sscan_visit(struct hnode *n, void *arg) {
 /* SSCAN key cursor [MATCH pattern] [COUNT count]. Intsets and listpacks
  * are returned whole with cursor 0; hash tables walk the reverse-binary
  * bucket cursor, COUNT being a hint (count*10 buckets at most). */
-void cmd_sscan(struct client *c) {
+void cmd_sscan(struct cmd_ctx *c) {
     uint64_t cursor;
     if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     int bad;

@@ -10,7 +10,7 @@
 
 /* Reply Redis's HELP array: "<CMD> <subcommand> ...", the given lines
  * (NULL-terminated), then the closing HELP entry. */
-void reply_help(struct client *c, const char *cmd, const char *const *lines);
+void reply_help(struct cmd_ctx *c, const char *cmd, const char *const *lines);
 
 /* A growable text buffer for INFO and similar reports. */
 struct sbuf {
@@ -21,9 +21,6 @@ void sb_catf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf,
 void sb_cat(struct sbuf *b, const char *s, size_t len);
 void sb_free(struct sbuf *b);
 
-/* info.c: zero the counters a worker owns (run on that worker's thread),
- * and the process-wide ones (instantaneous samples, peak memory). */
-void stats_reset_worker(struct worker *w);
-void stats_reset_global(void);
+#include "../server/stats.h"
 
 #endif

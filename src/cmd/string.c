@@ -1,11 +1,14 @@
 /* string.c - the string command family: GET, SET and its variants (SETNX,
  * SETEX, PSETEX, GETSET, GETDEL, GETEX), MGET/MSET/MSETNX, APPEND, STRLEN,
  * the INCR/DECR family and INCRBYFLOAT, GETRANGE/SUBSTR, SETRANGE and LCS,
- * with Redis 7.2's replies and error texts. It also holds the string value
+ * with Redis's replies and error texts. It also holds the string value
  * helpers declared in strval.h. Bit operations on strings live in
- * bitops.c. Every handler runs with its keys' shards locked by dispatch;
- * an entry may move when it is replaced (db_put) or its TTL changes, so no
- * kv pointer is used after such a call. */
+ * bitops.c. Every handler runs with its keys' shards locked by the
+ * execution core; an entry may move when it is replaced (db_put) or its
+ * TTL changes, so no kv pointer is used after such a call. Each write
+ * reports its keyspace event before or as it happens, and commands whose
+ * argv would not replay to the same value (relative TTLs, INCRBYFLOAT)
+ * propagate an exact form instead. */
 #include "../core/alloc.h"
 #include "../core/util.h"
 #include "../server/config.h"
@@ -44,10 +47,11 @@ struct rawstr *strval_unshare(const struct keyref *k, struct kv **ep, size_t res
     const char *p;
     size_t len;
     kv_str(e, nb, &p, &len);
-    /* Copy before db_put frees the entry that p may point into. */
+    /* Copy before db_put frees the entry that p may point into. The
+     * caller reported the edit this is part of. */
     struct rawstr *s = rawstr_new(p, len, reserve > len ? reserve : len);
     struct kv *n = kv_new_ptr(k->key, k->klen, OBJ_STRING, ENC_RAW, s, kv_expire(e));
-    db_put(k, n);
+    db_put(k, n, KEV_NONE);
     *ep = n;
     return s;
 }
@@ -65,7 +69,7 @@ struct kv *strval_new_noint(const char *key, size_t klen, const char *p, size_t 
 }
 
 /* Reply with the bytes of string entry e as a bulk string. */
-static void reply_strval(struct client *c, const struct kv *e) {
+static void reply_strval(struct cmd_ctx *c, const struct kv *e) {
     char nb[HK_LONG_STR_SIZE];
     const char *p;
     size_t len;
@@ -75,7 +79,7 @@ static void reply_strval(struct client *c, const struct kv *e) {
 
 /* Total length of an edit is within the string size limit; replies the
  * error otherwise. */
-static int check_string_length(struct client *c, long long size, long long append) {
+static int check_string_length(struct cmd_ctx *c, long long size, long long append) {
     long long lim = strval_max_len();
     if (size > lim || append > lim - size) {
         reply_error(c, ERR_STRING_TOO_LONG);
@@ -88,7 +92,7 @@ static int check_string_length(struct client *c, long long size, long long appen
 
 /* GET's reply for key argv[1]. Returns 0 (after WRONGTYPE) when the key
  * holds another type; a missing key replies null and returns 1. */
-static int get_generic(struct client *c, const struct keyref *k) {
+static int get_generic(struct cmd_ctx *c, const struct keyref *k) {
     struct kv *e = lookup_read(c, k);
     if (!e) {
         reply_null(c);
@@ -99,7 +103,7 @@ static int get_generic(struct client *c, const struct keyref *k) {
     return 1;
 }
 
-void cmd_get(struct client *c) {
+void cmd_get(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     get_generic(c, &k);
@@ -122,7 +126,7 @@ enum { OPTS_SET, OPTS_GET };
  * itself (the last value wins), NX/XX exclude each other, KEEPTTL is SET's
  * and PERSIST GETEX's. Sets *exp_arg to the argv index of the expiry
  * value, or -1. Replies "syntax error" and returns 0 on anything else. */
-static int parse_string_opts(struct client *c, int kind, int *flags, int *exp_arg) {
+static int parse_string_opts(struct cmd_ctx *c, int kind, int *flags, int *exp_arg) {
     *flags = 0;
     *exp_arg = -1;
     for (int j = kind == OPTS_GET ? 2 : 3; j < c->argc; j++) {
@@ -163,7 +167,7 @@ static int parse_string_opts(struct client *c, int kind, int *flags, int *exp_ar
 /* Turn the expiry argument of an EX/PX/EXAT/PXAT option (flags says
  * which) into an absolute time in ms. Values <= 0, and those that
  * overflow, get "invalid expire time in '<cmd>' command". */
-static int parse_expire(struct client *c, const hk_slice *a, int flags, long long *when_ms) {
+static int parse_expire(struct cmd_ctx *c, const hk_slice *a, int flags, long long *when_ms) {
     int seconds = (flags & (SET_EX | SET_EXAT)) != 0, relative = (flags & (SET_EX | SET_PX)) != 0;
     long long v;
     if (!hk_str2ll(a->ptr, a->len, &v)) {
@@ -171,13 +175,13 @@ static int parse_expire(struct client *c, const hk_slice *a, int flags, long lon
         return 0;
     }
     if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
-        reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+        reply_status(c, HK_ERR_INVALID_EXPIRE);
         return 0;
     }
     if (seconds) v *= 1000;
     if (relative) {
         if (v > LLONG_MAX - c->now_ms) {
-            reply_errorf(c, ERR_INVALID_EXPIRE, c->cmd->fullname);
+            reply_status(c, HK_ERR_INVALID_EXPIRE);
             return 0;
         }
         v += c->now_ms;
@@ -187,18 +191,40 @@ static int parse_expire(struct client *c, const hk_slice *a, int flags, long lon
 }
 
 /* Store value argv[vi] at k with absolute expiry `when` (-1: none), as
- * SET does. An expiry already in the past deletes the key instead. */
-static void set_value(struct client *c, const struct keyref *k, int vi, long long when) {
+ * SET does ("set", and "expire" when it has one). An expiry already in
+ * the past deletes the key instead. */
+static void set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when) {
     const hk_slice *v = &c->argv[vi];
-    if (when >= 0 && when <= c->now_ms) db_delete(k, c->now_ms);
-    else db_put_str(k, v->ptr, v->len, when);
-    db_touch_write(k);
+    if (when >= 0 && when <= c->now_ms) {
+        db_delete(k, c->now_ms, KEV_DEL);
+        return;
+    }
+    db_put_str(k, v->ptr, v->len, when, KEV_SET);
+    if (when >= 0) db_written(k, KEV_EXPIRE);
+}
+
+/* SET with an expiry written as absolute, so a replay at another time
+ * (AOF, a replica) gives the key the same deadline: SET key value PXAT ms,
+ * or DEL when the deadline had already passed. */
+static void prop_set_abs(struct cmd_ctx *c, const struct keyref *k, int vi, long long when) {
+    if (when <= c->now_ms) {
+        prop_begin(c, 2);
+        prop_arg_cstr(c, "DEL");
+        prop_arg(c, k->key, k->klen);
+        return;
+    }
+    prop_begin(c, 5);
+    prop_arg_cstr(c, "SET");
+    prop_arg(c, k->key, k->klen);
+    prop_arg_slice(c, &c->argv[vi]);
+    prop_arg_cstr(c, "PXAT");
+    prop_arg_ll(c, when);
 }
 
 /* The shared body of SET, SETNX, SETEX and PSETEX: the value is argv[vi],
  * the expiry argv[exp_arg] (-1: none). Replies +OK, or null when NX/XX
  * stops the write; with int_replies (SETNX) 1 and 0 instead. */
-static void set_generic(struct client *c, int flags, int vi, int exp_arg, int int_replies) {
+static void set_generic(struct cmd_ctx *c, int flags, int vi, int exp_arg, int int_replies) {
     long long when = -1;
     if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
     struct keyref k;
@@ -214,29 +240,30 @@ static void set_generic(struct client *c, int flags, int vi, int exp_arg, int in
     }
     if ((flags & SET_KEEPTTL) && old) when = kv_expire(old);
     set_value(c, &k, vi, when);
+    if (exp_arg > 0) prop_set_abs(c, &k, vi, when);
     if (flags & SET_GET) return;
     if (int_replies) reply_int(c, 1);
     else reply_ok(c);
 }
 
-void cmd_set(struct client *c) {
+void cmd_set(struct cmd_ctx *c) {
     int flags, exp_arg;
     if (!parse_string_opts(c, OPTS_SET, &flags, &exp_arg)) return;
     set_generic(c, flags, 2, exp_arg, 0);
 }
 
-void cmd_setnx(struct client *c) { set_generic(c, SET_NX, 2, -1, 1); }
-void cmd_setex(struct client *c) { set_generic(c, SET_EX, 3, 2, 0); }
-void cmd_psetex(struct client *c) { set_generic(c, SET_PX, 3, 2, 0); }
+void cmd_setnx(struct cmd_ctx *c) { set_generic(c, SET_NX, 2, -1, 1); }
+void cmd_setex(struct cmd_ctx *c) { set_generic(c, SET_EX, 3, 2, 0); }
+void cmd_psetex(struct cmd_ctx *c) { set_generic(c, SET_PX, 3, 2, 0); }
 
-void cmd_getset(struct client *c) {
+void cmd_getset(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     if (!get_generic(c, &k)) return;
     set_value(c, &k, 2, -1);
 }
 
-void cmd_getdel(struct client *c) {
+void cmd_getdel(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -246,11 +273,11 @@ void cmd_getdel(struct client *c) {
     }
     if (!check_type(c, e, OBJ_STRING)) return;
     reply_strval(c, e);
-    db_delete(&k, c->now_ms);
-    db_touch_write(&k);
+    db_delete(&k, c->now_ms, KEV_DEL);
+    prop_cmd(c, "DEL", 1, &c->argv[1]);
 }
 
-void cmd_getex(struct client *c) {
+void cmd_getex(struct cmd_ctx *c) {
     int flags, exp_arg;
     if (!parse_string_opts(c, OPTS_GET, &flags, &exp_arg)) return;
     struct keyref k;
@@ -266,21 +293,25 @@ void cmd_getex(struct client *c) {
     long long when = -1;
     if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
     reply_strval(c, e);
+    /* Propagated as what it did: DEL, PEXPIREAT (absolute) or PERSIST. */
     if (exp_arg > 0 && when <= c->now_ms) {
-        db_delete(&k, c->now_ms);
-        db_touch_write(&k);
+        db_delete(&k, c->now_ms, KEV_DEL);
+        prop_cmd(c, "DEL", 1, &c->argv[1]);
     } else if (exp_arg > 0) {
-        db_set_expire(&k, e, when);
-        db_touch_write(&k);
+        db_set_expire(&k, e, when, KEV_EXPIRE);
+        prop_begin(c, 3);
+        prop_arg_cstr(c, "PEXPIREAT");
+        prop_arg(c, k.key, k.klen);
+        prop_arg_ll(c, when);
     } else if ((flags & SET_PERSIST) && kv_has_expire(e)) {
-        db_set_expire(&k, e, -1);
-        db_touch_write(&k);
+        db_set_expire(&k, e, -1, KEV_PERSIST);
+        prop_cmd(c, "PERSIST", 1, &c->argv[1]);
     }
 }
 
 /* ---- multi-key ------------------------------------------------------------ */
 
-void cmd_mget(struct client *c) {
+void cmd_mget(struct cmd_ctx *c) {
     reply_array(c, c->argc - 1);
     for (int j = 1; j < c->argc; j++) {
         struct keyref k;
@@ -293,9 +324,9 @@ void cmd_mget(struct client *c) {
 
 /* MSET and MSETNX: dispatch holds every key's shard, so the whole set of
  * writes is seen at once or not at all. */
-static void mset_generic(struct client *c, int nx) {
+static void mset_generic(struct cmd_ctx *c, int nx) {
     if (c->argc % 2 == 0) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", c->cmd->fullname);
+        reply_arity(c);
         return;
     }
     struct keyref k;
@@ -316,19 +347,18 @@ static void mset_generic(struct client *c, int nx) {
     else reply_ok(c);
 }
 
-void cmd_mset(struct client *c) { mset_generic(c, 0); }
-void cmd_msetnx(struct client *c) { mset_generic(c, 1); }
+void cmd_mset(struct cmd_ctx *c) { mset_generic(c, 0); }
+void cmd_msetnx(struct cmd_ctx *c) { mset_generic(c, 1); }
 
 /* ---- in-place edits --------------------------------------------------------- */
 
-void cmd_append(struct client *c) {
+void cmd_append(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     const hk_slice *v = &c->argv[2];
     struct kv *e = lookup_write(c, &k);
     if (!e) {
-        db_put(&k, kv_new_str(k.key, k.klen, v->ptr, v->len, -1));
-        db_touch_write(&k);
+        db_put(&k, kv_new_str(k.key, k.klen, v->ptr, v->len, -1), KEV_APPEND);
         reply_int(c, (long long)v->len);
         return;
     }
@@ -338,15 +368,15 @@ void cmd_append(struct client *c) {
     size_t len;
     kv_str(e, nb, &p, &len);
     if (!check_string_length(c, (long long)len, (long long)v->len)) return;
+    db_written(&k, KEV_APPEND);
     struct rawstr *s = strval_unshare(&k, &e, len + v->len);
     memcpy(s->buf + s->len, v->ptr, v->len);
     s->len += (uint32_t)v->len;
     s->buf[s->len] = '\0';
-    db_touch_write(&k);
     reply_int(c, (long long)s->len);
 }
 
-void cmd_strlen(struct client *c) {
+void cmd_strlen(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -362,7 +392,7 @@ void cmd_strlen(struct client *c) {
     reply_int(c, (long long)len);
 }
 
-void cmd_setrange(struct client *c) {
+void cmd_setrange(struct cmd_ctx *c) {
     long long offset;
     if (!arg_ll_or_reply(c, &c->argv[2], &offset, NULL)) return;
     if (offset < 0) {
@@ -380,7 +410,7 @@ void cmd_setrange(struct client *c) {
             return;
         }
         if (!check_string_length(c, offset, (long long)v->len)) return;
-        db_put(&k, strval_new_zeroed(&k, (size_t)offset + v->len, &s));
+        db_put(&k, strval_new_zeroed(&k, (size_t)offset + v->len, &s), KEV_SETRANGE);
     } else {
         if (!check_type(c, e, OBJ_STRING)) return;
         char nb[HK_LONG_STR_SIZE];
@@ -394,18 +424,18 @@ void cmd_setrange(struct client *c) {
         }
         if (!check_string_length(c, offset, (long long)v->len)) return;
         size_t need = (size_t)offset + v->len;
+        db_written(&k, KEV_SETRANGE);
         s = strval_unshare(&k, &e, need);
         rawstr_growzero(s, need);
     }
     memcpy(s->buf + offset, v->ptr, v->len);
-    db_touch_write(&k);
     reply_int(c, (long long)s->len);
 }
 
 /* GETRANGE and SUBSTR: inclusive range with negative indexes counted from
  * the end, clamped to the string (Redis 7.2 semantics, including that an
  * end before the start of the string clamps to byte 0). */
-void cmd_getrange(struct client *c) {
+void cmd_getrange(struct cmd_ctx *c) {
     long long start, end;
     if (!arg_ll_or_reply(c, &c->argv[2], &start, NULL)) return;
     if (!arg_ll_or_reply(c, &c->argv[3], &end, NULL)) return;
@@ -435,13 +465,13 @@ void cmd_getrange(struct client *c) {
     else reply_bulk(c, p + start, (size_t)(end - start + 1));
 }
 
-void cmd_substr(struct client *c) { cmd_getrange(c); }
+void cmd_substr(struct cmd_ctx *c) { cmd_getrange(c); }
 
 /* ---- counters --------------------------------------------------------------- */
 
 /* Add incr to the integer at argv[1] (absent = 0). The TTL is kept; an
  * integer-encoded value is updated in place. */
-static void incr_generic(struct client *c, long long incr) {
+static void incr_generic(struct cmd_ctx *c, long long incr) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -456,22 +486,25 @@ static void incr_generic(struct client *c, long long incr) {
         return;
     }
     v += incr;
-    if (e && kv_enc(e) == ENC_INT) memcpy(kv_val(e), &v, sizeof(v));
-    else db_put(&k, kv_new_int(k.key, k.klen, v, e ? kv_expire(e) : -1));
-    db_touch_write(&k);
+    if (e && kv_enc(e) == ENC_INT) {
+        db_written(&k, KEV_INCRBY);
+        memcpy(kv_val(e), &v, sizeof(v));
+    } else {
+        db_put(&k, kv_new_int(k.key, k.klen, v, e ? kv_expire(e) : -1), KEV_INCRBY);
+    }
     reply_int(c, v);
 }
 
-void cmd_incr(struct client *c) { incr_generic(c, 1); }
-void cmd_decr(struct client *c) { incr_generic(c, -1); }
+void cmd_incr(struct cmd_ctx *c) { incr_generic(c, 1); }
+void cmd_decr(struct cmd_ctx *c) { incr_generic(c, -1); }
 
-void cmd_incrby(struct client *c) {
+void cmd_incrby(struct cmd_ctx *c) {
     long long incr;
     if (!arg_ll_or_reply(c, &c->argv[2], &incr, NULL)) return;
     incr_generic(c, incr);
 }
 
-void cmd_decrby(struct client *c) {
+void cmd_decrby(struct cmd_ctx *c) {
     long long incr;
     if (!arg_ll_or_reply(c, &c->argv[2], &incr, NULL)) return;
     if (incr == LLONG_MIN) {
@@ -500,7 +533,7 @@ static int parse_ld(const char *s, size_t len, long double *out) {
     return 1;
 }
 
-void cmd_incrbyfloat(struct client *c) {
+void cmd_incrbyfloat(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_write(c, &k);
@@ -534,8 +567,14 @@ void cmd_incrbyfloat(struct client *c) {
     char buf[5200];
     int n = hk_ld2str(buf, sizeof(buf), v);
     if (n < 0) n = 0;
-    db_put(&k, strval_new_noint(k.key, k.klen, buf, (size_t)n, e ? kv_expire(e) : -1));
-    db_touch_write(&k);
+    db_put(&k, strval_new_noint(k.key, k.klen, buf, (size_t)n, e ? kv_expire(e) : -1), KEV_INCRBYFLOAT);
+    /* The printed result, not the increment: replaying the sum of long
+     * doubles elsewhere could round differently. */
+    prop_begin(c, 4);
+    prop_arg_cstr(c, "SET");
+    prop_arg(c, k.key, k.klen);
+    prop_arg(c, buf, (size_t)n);
+    prop_arg_cstr(c, "KEEPTTL");
     reply_bulk(c, buf, (size_t)n);
 }
 
@@ -543,7 +582,7 @@ void cmd_incrbyfloat(struct client *c) {
 
 /* Bytes of the string at argv[i] for LCS: "" when absent. Returns 0 when
  * the key holds another type. nb keeps an integer's digits. */
-static int lcs_operand(struct client *c, int i, char *nb, const char **p, size_t *len) {
+static int lcs_operand(struct cmd_ctx *c, int i, char *nb, const char **p, size_t *len) {
     struct keyref k;
     key_of(c, i, &k);
     struct kv *e = lookup_read(c, &k);
@@ -559,7 +598,7 @@ static int lcs_operand(struct client *c, int i, char *nb, const char **p, size_t
  * dynamic programming table (uint32 cells, bounded by proto-max-bulk-len)
  * is walked back from the end; matching ranges are reported from the end
  * of the strings towards the start, as Redis reports them. */
-void cmd_lcs(struct client *c) {
+void cmd_lcs(struct cmd_ctx *c) {
     char nba[HK_LONG_STR_SIZE], nbb[HK_LONG_STR_SIZE];
     const char *a, *b;
     size_t alen, blen;

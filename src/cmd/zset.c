@@ -17,6 +17,8 @@
 #include "../core/util.h"
 #include "../server/config.h"
 #include "cmdutil.h"
+#include "../types/digest.h"
+#include "../types/types.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +29,6 @@
 
 #define ERR_MINMAX_FLOAT "ERR min or max is not a float"
 #define ERR_MINMAX_LEX "ERR min or max not valid string range item"
-#define ERR_NAN_RESULT "ERR resulting score is not a number (NaN)"
 
 /* ---- listpack encoding helpers ---- */
 
@@ -154,7 +155,7 @@ int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, i
         return 1;
     }
     if (kv_enc(e) == ENC_LISTPACK) {
-        if (zs_len(e) + 1 > (unsigned long)CFG(zset_max_listpack_entries) || len > (size_t)CFG(zset_max_listpack_value))
+        if (zs_len(e) + 1 > (unsigned long)TLIM(zset_max_listpack_entries) || len > (size_t)TLIM(zset_max_listpack_value))
             zs_to_skiplist(e);
         else
             kv_set_ptr(e, zlp_insert(kv_ptr(e), ele, len, score));
@@ -163,6 +164,19 @@ int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, i
     if (newscore) *newscore = score;
     *out = ZADD_ADDED;
     return 1;
+}
+
+int zs_add_changes(struct kv *e, double score, const char *ele, size_t len, int flags) {
+    if (isnan(score)) return 0;
+    double cur;
+    if (!zs_score(e, ele, len, &cur)) return !(flags & ZADD_XX);
+    if (flags & ZADD_NX) return 0;
+    if (flags & ZADD_INCR) {
+        score += cur;
+        if (isnan(score)) return 0;
+    }
+    if (((flags & ZADD_LT) && score >= cur) || ((flags & ZADD_GT) && score <= cur)) return 0;
+    return score != cur;
 }
 
 int zs_del(struct kv *e, const char *ele, size_t len) {
@@ -220,26 +234,42 @@ void zs_delete_ranks(struct kv *e, unsigned long start, unsigned long count) {
     }
 }
 
-void *zs_dup_value(const void *ptr, int enc) {
-    if (enc == ENC_LISTPACK) return lp_dup(ptr);
-    return zsl_dup(ptr);
+static struct kv *zs_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
+    void *v = kv_enc(e) == ENC_LISTPACK ? (void *)lp_dup(kv_ptr(e)) : (void *)zsl_dup(kv_ptr(e));
+    return kv_new_ptr(key, klen, OBJ_ZSET, kv_enc(e), v, expire);
 }
 
-static void zs_free_value(void *ptr, int enc) {
-    if (enc == ENC_LISTPACK)
-        lp_free(ptr);
-    else
-        zsl_free(ptr);
+static void zs_free_value(struct kv *e) {
+    if (kv_enc(e) == ENC_LISTPACK) lp_free(kv_ptr(e));
+    else zsl_free(kv_ptr(e));
 }
 
-static size_t zs_usage(const void *ptr, int enc, size_t samples) {
-    if (enc == ENC_LISTPACK) return lp_bytes(ptr);
-    return zsl_usage(ptr);
+static size_t zs_usage(const struct kv *e, size_t samples) {
+    (void)samples;
+    if (kv_enc(e) == ENC_LISTPACK) return lp_bytes(kv_ptr(e));
+    return zsl_usage(kv_ptr(e));
 }
 
-static const struct obj_ops zset_ops = {zs_free_value, zs_usage, zs_dup_value};
+/* Each member digested with its score (printed as Redis prints it), the
+ * pairs folded by xor. */
+static void zs_digest(const struct kv *e, unsigned char digest[20]) {
+    struct zit it;
+    zit_init(&it, (struct kv *)e);
+    for (; zit_valid(&it); zit_next(&it)) {
+        const char *m;
+        size_t l;
+        double sc;
+        zit_get(&it, &m, &l, &sc);
+        unsigned char pair[20] = {0};
+        dg_mix(pair, m, l);
+        dg_mix_double(pair, sc);
+        dg_xor(digest, pair, 20);
+    }
+}
 
-void zset_init(void) { obj_register(OBJ_ZSET, &zset_ops); }
+const struct type_ops zset_type_ops = {
+    .name = "zset", .free = zs_free_value, .dup = zs_dup, .usage = zs_usage, .digest = zs_digest,
+};
 
 /* ---- iterator over either encoding ---- */
 
@@ -440,45 +470,48 @@ int zparse_lex(const hk_slice *min, const hk_slice *max, struct zlex *r) {
 }
 
 /* The score of a reply or argument, RESP2 bulk / RESP3 double. */
-static void reply_score(struct client *c, double d) { reply_double(c, d); }
+static void reply_score(struct cmd_ctx *c, double d) { reply_double(c, d); }
 
 /* Look up a zset for reading; replies WRONGTYPE and sets *bad on a type error.
  */
-static struct kv *zlookup_read(struct client *c, int argi, struct keyref *k, int *bad) {
+static struct kv *zlookup_read(struct cmd_ctx *c, int argi, struct keyref *k, int *bad) {
     return lookup_typed(c, argi, k, OBJ_ZSET, 0, bad);
 }
 
-static struct kv *zlookup_write(struct client *c, int argi, struct keyref *k, int *bad) {
+static struct kv *zlookup_write(struct cmd_ctx *c, int argi, struct keyref *k, int *bad) {
     return lookup_typed(c, argi, k, OBJ_ZSET, 1, bad);
 }
 
-/* A new zset entry for key k, encoding chosen for an expected size. */
-static struct kv *zs_create(struct keyref *k, unsigned long size_hint, size_t maxlen_hint) {
+/* A new zset entry for key k, encoding chosen for an expected size,
+ * stored with event ev. */
+static struct kv *zs_create(struct keyref *k, unsigned long size_hint, size_t maxlen_hint, int ev) {
     struct kv *e;
-    if (size_hint <= (unsigned long)CFG(zset_max_listpack_entries) &&
-        maxlen_hint <= (size_t)CFG(zset_max_listpack_value))
+    if (size_hint <= (unsigned long)TLIM(zset_max_listpack_entries) &&
+        maxlen_hint <= (size_t)TLIM(zset_max_listpack_value))
         e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_LISTPACK, lp_new(), -1);
     else
         e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_SKIPLIST, zsl_new(), -1);
-    return db_put(k, e);
+    return db_put(k, e, ev);
 }
 
-/* Delete the key when its zset became empty. */
-static void zs_delete_if_empty(struct client *c, struct keyref *k, struct kv *e) {
-    if (zs_len(e) == 0) db_delete(k, c->now_ms);
+/* Delete the key when its zset became empty ("del" after the command's
+ * own event). */
+static void zs_delete_if_empty(struct cmd_ctx *c, struct keyref *k, struct kv *e) {
+    if (zs_len(e) == 0) db_delete(k, c->now_ms, KEV_DEL);
 }
 
-/* Store a built skiplist as key k (replacing any value), choosing the
- * encoding from its size; an empty result deletes the key. Takes z. */
-void zs_store_result(struct client *c, struct keyref *k, struct zsl *z) {
+/* Store a built skiplist as key k (replacing any value, reporting ev),
+ * choosing the encoding from its size; an empty result deletes the key.
+ * Takes z. */
+void zs_store_result(struct cmd_ctx *c, struct keyref *k, struct zsl *z, int ev) {
     if (z->length == 0) {
         zsl_free(z);
-        if (db_delete(k, c->now_ms)) db_touch_write(k);
+        db_delete(k, c->now_ms, KEV_DEL);
         return;
     }
-    int small = z->length <= (unsigned long)CFG(zset_max_listpack_entries);
+    int small = z->length <= (unsigned long)TLIM(zset_max_listpack_entries);
     for (struct zsl_node *n = z->header->level[0].forward; small && n; n = n->level[0].forward)
-        if (n->elen > (size_t)CFG(zset_max_listpack_value)) small = 0;
+        if (n->elen > (size_t)TLIM(zset_max_listpack_value)) small = 0;
     struct kv *e;
     if (small) {
         lpack *lp = lp_new();
@@ -493,13 +526,12 @@ void zs_store_result(struct client *c, struct keyref *k, struct zsl *z) {
     } else {
         e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_SKIPLIST, z, -1);
     }
-    db_put(k, e);
-    db_touch_write(k);
+    db_put(k, e, ev);
 }
 
 /* ---- ZADD / ZINCRBY ---- */
 
-static void zadd_generic(struct client *c, int flags) {
+static void zadd_generic(struct cmd_ctx *c, int flags) {
     int ch = 0, si = 2;
     while (si < c->argc) {
         const hk_slice *a = &c->argv[si];
@@ -556,18 +588,24 @@ static void zadd_generic(struct client *c, int flags) {
     if (bad) goto done;
     long long added = 0, updated = 0, processed = 0;
     double score = 0;
+    int ev = incr ? KEV_ZINCR : KEV_ZADD, reported = 0;
     if (!e) {
         if (flags & ZADD_XX) goto reply;
-        e = zs_create(&k, (unsigned long)pairs, maxlen);
+        e = zs_create(&k, (unsigned long)pairs, maxlen, ev);
+        reported = 1;
     }
     for (int j = 0; j < pairs; j++) {
         int out;
         double ns = scores[j];
         const hk_slice *m = &c->argv[si + 2 * j + 1];
+        /* Reported before the first member that changes. */
+        if (!reported && zs_add_changes(e, scores[j], m->ptr, m->len, flags)) {
+            db_written(&k, ev);
+            reported = 1;
+        }
         if (!zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns)) {
             zs_delete_if_empty(c, &k, e);
-            if (added + updated) db_touch_write(&k);
-            reply_error(c, ERR_NAN_RESULT);
+            reply_status(c, HK_ERR_NAN_SCORE);
             goto done;
         }
         if (out & ZADD_ADDED) added++;
@@ -575,7 +613,6 @@ static void zadd_generic(struct client *c, int flags) {
         if (!(out & ZADD_NOP)) processed++;
         score = ns;
     }
-    if (added + updated) db_touch_write(&k);
     /* A key created for members that were all skipped would be empty. */
     zs_delete_if_empty(c, &k, e);
 reply:
@@ -591,8 +628,8 @@ done:
     if (scores != stack_scores) hk_free(scores);
 }
 
-void cmd_zadd(struct client *c) { zadd_generic(c, 0); }
-void cmd_zincrby(struct client *c) { zadd_generic(c, ZADD_INCR); }
+void cmd_zadd(struct cmd_ctx *c) { zadd_generic(c, 0); }
+void cmd_zincrby(struct cmd_ctx *c) { zadd_generic(c, ZADD_INCR); }
 
 /* ---- simple reads and deletes ---- */
 
@@ -606,7 +643,7 @@ static long long zsl_count_between(const struct zsl *z, const struct zsl_node *f
     return n;
 }
 
-void cmd_zscore(struct client *c) {
+void cmd_zscore(struct cmd_ctx *c) {
     struct keyref k;
     int bad;
     struct kv *e = zlookup_read(c, 1, &k, &bad);
@@ -618,7 +655,7 @@ void cmd_zscore(struct client *c) {
         reply_null(c);
 }
 
-void cmd_zmscore(struct client *c) {
+void cmd_zmscore(struct cmd_ctx *c) {
     struct keyref k;
     int bad;
     struct kv *e = zlookup_read(c, 1, &k, &bad);
@@ -633,7 +670,7 @@ void cmd_zmscore(struct client *c) {
     }
 }
 
-void cmd_zcard(struct client *c) {
+void cmd_zcard(struct cmd_ctx *c) {
     struct keyref k;
     int bad;
     struct kv *e = zlookup_read(c, 1, &k, &bad);
@@ -641,7 +678,7 @@ void cmd_zcard(struct client *c) {
     reply_int(c, e ? (long long)zs_len(e) : 0);
 }
 
-void cmd_zrem(struct client *c) {
+void cmd_zrem(struct cmd_ctx *c) {
     struct keyref k;
     int bad;
     struct kv *e = zlookup_write(c, 1, &k, &bad);
@@ -649,18 +686,17 @@ void cmd_zrem(struct client *c) {
     long long deleted = 0;
     if (e) {
         for (int i = 2; i < c->argc; i++) {
+            double sc;
+            if (!deleted && zs_score(e, c->argv[i].ptr, c->argv[i].len, &sc)) db_written(&k, KEV_ZREM);
             if (zs_del(e, c->argv[i].ptr, c->argv[i].len)) deleted++;
             if (zs_len(e) == 0) break;
         }
-        if (deleted) {
-            zs_delete_if_empty(c, &k, e);
-            db_touch_write(&k);
-        }
+        if (deleted) zs_delete_if_empty(c, &k, e);
     }
     reply_int(c, deleted);
 }
 
-void cmd_zcount(struct client *c) {
+void cmd_zcount(struct cmd_ctx *c) {
     struct zrange r;
     if (!zparse_range(&c->argv[2], &c->argv[3], &r)) {
         reply_error(c, ERR_MINMAX_FLOAT);
@@ -692,7 +728,7 @@ void cmd_zcount(struct client *c) {
     reply_int(c, n);
 }
 
-void cmd_zlexcount(struct client *c) {
+void cmd_zlexcount(struct cmd_ctx *c) {
     struct zlex r;
     if (!zparse_lex(&c->argv[2], &c->argv[3], &r)) {
         reply_error(c, ERR_MINMAX_LEX);
@@ -722,7 +758,7 @@ void cmd_zlexcount(struct client *c) {
     reply_int(c, n);
 }
 
-static void zrank_generic(struct client *c, int rev) {
+static void zrank_generic(struct cmd_ctx *c, int rev) {
     int withscore = 0;
     if (c->argc > 4) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", rev ? "zrevrank" : "zrank");
@@ -753,8 +789,8 @@ static void zrank_generic(struct client *c, int rev) {
     if (withscore) reply_score(c, s);
 }
 
-void cmd_zrank(struct client *c) { zrank_generic(c, 0); }
-void cmd_zrevrank(struct client *c) { zrank_generic(c, 1); }
+void cmd_zrank(struct cmd_ctx *c) { zrank_generic(c, 0); }
+void cmd_zrevrank(struct cmd_ctx *c) { zrank_generic(c, 1); }
 
 /* ---- ZRANGE and its older forms ---- */
 
@@ -763,7 +799,7 @@ enum { ZR_AUTO, ZR_RANK, ZR_SCORE, ZR_LEX };
 /* Where range results go: the client (with or without scores) or a
  * skiplist being built for ZRANGESTORE. */
 struct zsink {
-    struct client *c;
+    struct cmd_ctx *c;
     int withscores;
     struct zsl *store;
     void *hdr;
@@ -781,7 +817,7 @@ static void sink_begin(struct zsink *s) {
 static void sink_emit(struct zsink *s, const char *m, size_t l, double score) {
     s->n++;
     if (s->store) {
-        if (s->lp && (s->n > CFG(zset_max_listpack_entries) || (long long)l > CFG(zset_max_listpack_value)))
+        if (s->lp && (s->n > TLIM(zset_max_listpack_entries) || (long long)l > TLIM(zset_max_listpack_value)))
             s->lp = 0;
         if (s->lp && score == 0) score = 0.0;
         zsl_insert(s->store, score, m, l);
@@ -809,7 +845,7 @@ static int clamp_ranks(long long *start, long long *end, long long llen) {
 static void emit_rank_range(struct zsink *s, struct kv *e, long long start, long long end, int rev) {
     long long llen = (long long)zs_len(e);
     if (!clamp_ranks(&start, &end, llen)) return;
-    if (end - start + 1 > CFG(zset_max_listpack_entries)) s->lp = 0; /* sized up front */
+    if (end - start + 1 > TLIM(zset_max_listpack_entries)) s->lp = 0; /* sized up front */
     struct zit it;
     zit_init(&it, e);
     zit_seek(&it, (unsigned long)(rev ? llen - 1 - start : start));
@@ -872,7 +908,7 @@ static void emit_lex_range(struct zsink *s, struct kv *e, const struct zlex *r, 
 /* All ZRANGE forms. `src` is the source key's argv index (min and max
  * follow it); `store` is set for ZRANGESTORE (destination argv[1]);
  * type and rev are preset by the older commands, ZR_AUTO/-1 for ZRANGE. */
-static void zrange_generic(struct client *c, int src, int store, int type, int rev) {
+static void zrange_generic(struct cmd_ctx *c, int src, int store, int type, int rev) {
     int withscores = 0;
     long long offset = 0, limit = -1;
     for (int j = src + 3; j < c->argc; j++) {
@@ -950,22 +986,22 @@ static void zrange_generic(struct client *c, int src, int store, int type, int r
     if (store) {
         struct keyref dk;
         key_of(c, 1, &dk);
-        zs_store_result(c, &dk, s.store);
+        zs_store_result(c, &dk, s.store, KEV_ZRANGESTORE);
         reply_int(c, s.n);
     }
 }
 
-void cmd_zrange(struct client *c) { zrange_generic(c, 1, 0, ZR_AUTO, -1); }
-void cmd_zrangestore(struct client *c) { zrange_generic(c, 2, 1, ZR_AUTO, -1); }
-void cmd_zrevrange(struct client *c) { zrange_generic(c, 1, 0, ZR_RANK, 1); }
-void cmd_zrangebyscore(struct client *c) { zrange_generic(c, 1, 0, ZR_SCORE, 0); }
-void cmd_zrevrangebyscore(struct client *c) { zrange_generic(c, 1, 0, ZR_SCORE, 1); }
-void cmd_zrangebylex(struct client *c) { zrange_generic(c, 1, 0, ZR_LEX, 0); }
-void cmd_zrevrangebylex(struct client *c) { zrange_generic(c, 1, 0, ZR_LEX, 1); }
+void cmd_zrange(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_AUTO, -1); }
+void cmd_zrangestore(struct cmd_ctx *c) { zrange_generic(c, 2, 1, ZR_AUTO, -1); }
+void cmd_zrevrange(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_RANK, 1); }
+void cmd_zrangebyscore(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_SCORE, 0); }
+void cmd_zrevrangebyscore(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_SCORE, 1); }
+void cmd_zrangebylex(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_LEX, 0); }
+void cmd_zrevrangebylex(struct cmd_ctx *c) { zrange_generic(c, 1, 0, ZR_LEX, 1); }
 
 /* ---- ZREMRANGEBY* ---- */
 
-static void zremrange_generic(struct client *c, int type) {
+static void zremrange_generic(struct cmd_ctx *c, int type) {
     long long start = 0, end = 0;
     struct zrange r;
     struct zlex lex;
@@ -1015,23 +1051,24 @@ static void zremrange_generic(struct client *c, int type) {
         }
     }
     if (count) {
+        db_written(&k, type == ZR_RANK ? KEV_ZREMRANGEBYRANK : type == ZR_SCORE ? KEV_ZREMRANGEBYSCORE : KEV_ZREMRANGEBYLEX);
         zs_delete_ranks(e, first, count);
         zs_delete_if_empty(c, &k, e);
-        db_touch_write(&k);
     }
     reply_int(c, (long long)count);
 }
 
-void cmd_zremrangebyrank(struct client *c) { zremrange_generic(c, ZR_RANK); }
-void cmd_zremrangebyscore(struct client *c) { zremrange_generic(c, ZR_SCORE); }
-void cmd_zremrangebylex(struct client *c) { zremrange_generic(c, ZR_LEX); }
+void cmd_zremrangebyrank(struct cmd_ctx *c) { zremrange_generic(c, ZR_RANK); }
+void cmd_zremrangebyscore(struct cmd_ctx *c) { zremrange_generic(c, ZR_SCORE); }
+void cmd_zremrangebylex(struct cmd_ctx *c) { zremrange_generic(c, ZR_LEX); }
 
 /* ---- ZPOPMIN / ZPOPMAX (and ZMPOP's core) ---- */
 
 /* Pop up to count members from the key at argv[ki] (already checked to be
  * a zset). Reply shapes: flat pairs (nested = 0), nested pairs, and with
- * emitkey the [key, [...]] form of ZMPOP. */
-void zpop_reply(struct client *c, struct keyref *k, struct kv *e, int max, long long count, int nested, int emitkey) {
+ * emitkey the [key, [...]] form of ZMPOP, which (like BZMPOP) propagates
+ * as the ZPOPMIN/ZPOPMAX of the key it popped from. */
+void zpop_reply(struct cmd_ctx *c, struct keyref *k, struct kv *e, int max, long long count, int nested, int emitkey) {
     long long llen = (long long)zs_len(e);
     long long n = count > llen ? llen : count;
     if (emitkey) {
@@ -1054,12 +1091,19 @@ void zpop_reply(struct client *c, struct keyref *k, struct kv *e, int max, long 
         reply_score(c, sc);
         zit_move(&it, max);
     }
+    if (emitkey) {
+        prop_begin(c, 3);
+        prop_arg_cstr(c, max ? "ZPOPMAX" : "ZPOPMIN");
+        prop_arg(c, k->key, k->klen);
+        prop_arg_ll(c, n);
+    }
+    if (n == 0) return;
+    db_written(k, max ? KEV_ZPOPMAX : KEV_ZPOPMIN);
     zs_delete_ranks(e, max ? (unsigned long)(llen - n) : 0, (unsigned long)n);
     zs_delete_if_empty(c, k, e);
-    db_touch_write(k);
 }
 
-static void zpop_generic(struct client *c, int max) {
+static void zpop_generic(struct cmd_ctx *c, int max) {
     if (c->argc > 3) {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -1083,12 +1127,12 @@ static void zpop_generic(struct client *c, int max) {
     zpop_reply(c, &k, e, max, count == -1 ? 1 : count, nested, 0);
 }
 
-void cmd_zpopmin(struct client *c) { zpop_generic(c, 0); }
-void cmd_zpopmax(struct client *c) { zpop_generic(c, 1); }
+void cmd_zpopmin(struct cmd_ctx *c) { zpop_generic(c, 0); }
+void cmd_zpopmax(struct cmd_ctx *c) { zpop_generic(c, 1); }
 
 /* ---- ZRANDMEMBER ---- */
 
-static void rand_emit(struct client *c, struct zit *it, int withscores) {
+static void rand_emit(struct cmd_ctx *c, struct zit *it, int withscores) {
     const char *m;
     size_t l;
     double sc;
@@ -1098,7 +1142,7 @@ static void rand_emit(struct client *c, struct zit *it, int withscores) {
     if (withscores) reply_score(c, sc);
 }
 
-void cmd_zrandmember(struct client *c) {
+void cmd_zrandmember(struct cmd_ctx *c) {
     long long l = 0;
     int withscores = 0, hascount = c->argc >= 3;
     if (hascount) {
@@ -1198,7 +1242,7 @@ static void zscan_collect(struct hnode *h, void *ctx) {
     a->v[a->n++] = (struct zsl_node *)h;
 }
 
-void cmd_zscan(struct client *c) {
+void cmd_zscan(struct cmd_ctx *c) {
     uint64_t cursor;
     if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
     struct keyref k;

@@ -31,19 +31,20 @@ struct zit {
     struct lp_val v;
 };
 
-void zset_init(void);
 double zlp_score_at(const lpack *lp, size_t pos);
 unsigned long zs_len(const struct kv *e);
 int zs_score(struct kv *e, const char *ele, size_t len, double *out);
 int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, int *out, double *newscore);
 int zs_del(struct kv *e, const char *ele, size_t len);
 void zs_delete_ranks(struct kv *e, unsigned long start, unsigned long count);
-void zs_store_result(struct client *c, struct keyref *k, struct zsl *z);
-void *zs_dup_value(const void *ptr, int enc);
+void zs_store_result(struct cmd_ctx *c, struct keyref *k, struct zsl *z, int ev);
+/* Whether zs_add(e, score, ele, len, flags, ...) would add or change a
+ * member (changes nothing): writers report before the first change. */
+int zs_add_changes(struct kv *e, double score, const char *ele, size_t len, int flags);
 /* Pop up to count members (from the top when max) and reply: flat pairs,
  * nested pairs, or with emitkey ZMPOP's [key, [[m, s]...]]. Deletes the key
  * when it empties. */
-void zpop_reply(struct client *c, struct keyref *k, struct kv *e, int max, long long count, int nested, int emitkey);
+void zpop_reply(struct cmd_ctx *c, struct keyref *k, struct kv *e, int max, long long count, int nested, int emitkey);
 
 void zit_init(struct zit *it, struct kv *e);
 int zit_valid(const struct zit *it);

@@ -17,33 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- key finders ---- */
-
-/* Keys named by a numkeys argument at argv[ni]: argv[ni+1 .. ni+numkeys].
- * Returns 0 when numkeys is malformed; the handler then replies the error
- * without touching any key. */
-static int numkeys_keys(struct client *c, int ni, int *keys, int n, int max) {
-    long long numkeys;
-    if (ni >= c->argc || !hk_str2ll(c->argv[ni].ptr, c->argv[ni].len, &numkeys)) return 0;
-    if (numkeys < 1 || numkeys > c->argc - ni - 1) return 0;
-    for (long long i = 0; i < numkeys; i++) {
-        if (n == max) return -1;
-        keys[n++] = ni + 1 + (int)i;
-    }
-    return n;
-}
-
-/* ZUNION, ZINTER, ZDIFF, ZINTERCARD, ZMPOP: numkeys at argv[1]. */
-int zset_getkeys_numkeys(struct client *c, int *keys, int max) { return numkeys_keys(c, 1, keys, 0, max); }
-
-/* The STORE forms: destination argv[1], numkeys at argv[2]. */
-int zset_getkeys_store(struct client *c, int *keys, int max) {
-    if (max < 1) return -1;
-    keys[0] = 1;
-    int n = numkeys_keys(c, 2, keys, 1, max);
-    return n <= 1 ? (n < 0 ? -1 : 1) : n;
-}
-
 /* ---- sources ---- */
 
 /* One input: a zset (either encoding) or a plain set copied into a
@@ -104,7 +77,7 @@ static void src_iter(const struct zsrc *s, struct zit *it) {
 
 /* Read the numkeys inputs starting at argv[first]: WRONGTYPE (reply sent,
  * returns 0) unless every present key is a zset or a set. */
-static int gather(struct client *c, int first, int n, struct zsrc *out) {
+static int gather(struct cmd_ctx *c, int first, int n, struct zsrc *out) {
     for (int i = 0; i < n; i++) {
         struct keyref k;
         key_of(c, first + i, &k);
@@ -226,7 +199,7 @@ done:
 
 /* ZUNION/ZINTER/ZDIFF[STORE] and ZINTERCARD. ni: argv index of numkeys;
  * store: destination at argv[1]. */
-static void zsetop_generic(struct client *c, int ni, int store, int op, int card) {
+static void zsetop_generic(struct cmd_ctx *c, int ni, int store, int op, int card) {
     long long numkeys;
     if (!hk_str2ll(c->argv[ni].ptr, c->argv[ni].len, &numkeys)) {
         reply_error(c, ERR_NOT_INT);
@@ -292,7 +265,8 @@ static void zsetop_generic(struct client *c, int ni, int store, int op, int card
     } else if (store) {
         struct keyref dk;
         key_of(c, 1, &dk);
-        zs_store_result(c, &dk, res);
+        zs_store_result(c, &dk, res,
+                        op == OP_UNION ? KEV_ZUNIONSTORE : op == OP_INTER ? KEV_ZINTERSTORE : KEV_ZDIFFSTORE);
         reply_int(c, count);
     } else {
         reply_array(c, withscores && c->resp < 3 ? count * 2 : count);
@@ -309,17 +283,17 @@ out:
     if (src != stack) hk_free(src);
 }
 
-void cmd_zunion(struct client *c) { zsetop_generic(c, 1, 0, OP_UNION, 0); }
-void cmd_zinter(struct client *c) { zsetop_generic(c, 1, 0, OP_INTER, 0); }
-void cmd_zdiff(struct client *c) { zsetop_generic(c, 1, 0, OP_DIFF, 0); }
-void cmd_zunionstore(struct client *c) { zsetop_generic(c, 2, 1, OP_UNION, 0); }
-void cmd_zinterstore(struct client *c) { zsetop_generic(c, 2, 1, OP_INTER, 0); }
-void cmd_zdiffstore(struct client *c) { zsetop_generic(c, 2, 1, OP_DIFF, 0); }
-void cmd_zintercard(struct client *c) { zsetop_generic(c, 1, 0, OP_INTER, 1); }
+void cmd_zunion(struct cmd_ctx *c) { zsetop_generic(c, 1, 0, OP_UNION, 0); }
+void cmd_zinter(struct cmd_ctx *c) { zsetop_generic(c, 1, 0, OP_INTER, 0); }
+void cmd_zdiff(struct cmd_ctx *c) { zsetop_generic(c, 1, 0, OP_DIFF, 0); }
+void cmd_zunionstore(struct cmd_ctx *c) { zsetop_generic(c, 2, 1, OP_UNION, 0); }
+void cmd_zinterstore(struct cmd_ctx *c) { zsetop_generic(c, 2, 1, OP_INTER, 0); }
+void cmd_zdiffstore(struct cmd_ctx *c) { zsetop_generic(c, 2, 1, OP_DIFF, 0); }
+void cmd_zintercard(struct cmd_ctx *c) { zsetop_generic(c, 1, 0, OP_INTER, 1); }
 
 /* ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: pops from the first
  * non-empty key; a missing everything replies a null array. */
-void cmd_zmpop(struct client *c) {
+void cmd_zmpop(struct cmd_ctx *c) {
     long long numkeys;
     if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &numkeys) || numkeys < 1) {
         reply_error(c, "ERR numkeys should be greater than 0");

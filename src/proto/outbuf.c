@@ -3,6 +3,7 @@
 
 #include "../core/alloc.h"
 
+#include <stdint.h>
 #include <string.h>
 
 void ob_init(struct outbuf *ob) { memset(ob, 0, sizeof(*ob)); }
@@ -51,34 +52,77 @@ void ob_append(struct outbuf *ob, const void *data, size_t len) {
     }
 }
 
+/* Handles below this value name inline slots (index + 1); others are
+ * separate header blocks. */
+#define OB_INLINE_HANDLES ((uintptr_t)(OB_MAX_OPEN + 1))
+
 void *ob_defer(struct outbuf *ob) {
-    struct ob_block *b = new_block(ob, 32);
-    /* Mark the deferred block as full so nothing else is appended to it
-     * until it is filled: len stays 0, cap is reset on fill. */
-    b->cap = 0;
-    return b;
+    int i;
+    for (i = 0; i < OB_MAX_OPEN && ob->open[i].b; i++) {
+    }
+    if (i == OB_MAX_OPEN) {
+        /* Too many open at once: a block of its own, marked full (cap 0)
+         * so nothing is appended to it until it is filled. */
+        struct ob_block *b = new_block(ob, 32);
+        b->cap = 0;
+        return b;
+    }
+    struct ob_block *b = ob->tail;
+    if (!b || b->cap - b->len < OB_SLOT) b = new_block(ob, ob->head ? OB_BLOCK_SIZE : 1024);
+    ob->open[i].b = b;
+    ob->open[i].off = b->len;
+    b->len += OB_SLOT;
+    ob->nopen++;
+    return (void *)(uintptr_t)(i + 1);
 }
 
 void ob_fill_deferred(struct outbuf *ob, void *handle, const void *data, size_t len) {
-    struct ob_block *b = handle;
-    if (len > 32) len = 32; /* headers are short: "*<n>\r\n" */
-    memcpy(b->data, data, len);
-    b->len = len;
-    b->cap = len;
+    if ((uintptr_t)handle >= OB_INLINE_HANDLES) {
+        struct ob_block *b = handle;
+        if (len > 32) len = 32; /* headers are short: "*<n>\r\n" */
+        memcpy(b->data, data, len);
+        b->len = len;
+        b->cap = len;
+        ob->pending += len;
+        return;
+    }
+    int i = (int)((uintptr_t)handle - 1);
+    struct ob_block *b = ob->open[i].b;
+    size_t off = ob->open[i].off;
+    if (len > OB_SLOT) len = OB_SLOT;
+    size_t gap = OB_SLOT - len;
+    memcpy(b->data + off, data, len);
+    /* Close the gap: what follows in this block moves back; later blocks
+     * are untouched. Other open slots behind it in the block move too. */
+    memmove(b->data + off + len, b->data + off + OB_SLOT, b->len - off - OB_SLOT);
+    b->len -= gap;
     ob->pending += len;
+    ob->open[i].b = NULL;
+    ob->nopen--;
+    for (int j = 0; j < OB_MAX_OPEN; j++)
+        if (ob->open[j].b == b && ob->open[j].off > off) ob->open[j].off -= gap;
+}
+
+/* The offset of the first unfilled inline slot in block b, or b->len. */
+static size_t open_slot_in(const struct outbuf *ob, const struct ob_block *b) {
+    size_t end = b->len;
+    for (int i = 0; i < OB_MAX_OPEN; i++)
+        if (ob->open[i].b == b && ob->open[i].off < end) end = ob->open[i].off;
+    return end;
 }
 
 int ob_iov(struct outbuf *ob, struct iovec *iov, int max) {
     int n = 0;
     for (struct ob_block *b = ob->head; b && n < max; b = b->next) {
-        size_t avail = b->len - b->sent;
-        if (!avail) {
-            if (b->cap == 0) break; /* unfilled deferred header: stop here */
-            continue;
+        /* Nothing after an unfilled header is offered. */
+        size_t end = ob->nopen ? open_slot_in(ob, b) : b->len;
+        size_t avail = end - b->sent;
+        if (avail) {
+            iov[n].iov_base = b->data + b->sent;
+            iov[n].iov_len = avail;
+            n++;
         }
-        iov[n].iov_base = b->data + b->sent;
-        iov[n].iov_len = avail;
-        n++;
+        if (end != b->len || (!avail && b->cap == 0)) break;
     }
     return n;
 }

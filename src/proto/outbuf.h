@@ -2,8 +2,12 @@
  *
  * Replies are appended at the tail; the writer drains from the head with
  * writev. A deferred slot lets a reply's header (an array length not known
- * until its elements are written) be filled in later. No locking: an
- * output buffer belongs to its connection's thread. */
+ * until its elements are written) be filled in later: the slot is reserved
+ * inline in the current block (OB_SLOT bytes) and, when filled, the bytes
+ * after it in that block move back over the unused part, so a reply costs
+ * its own bytes and no block of its own. Slots must be filled before the
+ * buffer is written out (a command fills its headers before it returns).
+ * No locking: an output buffer belongs to its connection's thread. */
 #ifndef HK_OUTBUF_H
 #define HK_OUTBUF_H
 
@@ -21,17 +25,30 @@ struct ob_block {
     char data[];
 };
 
+/* Room reserved for a deferred header: "*" + 20 digits + CRLF. */
+#define OB_SLOT 24
+/* Open (unfilled) inline slots at once; deeper nesting falls back to a
+ * small block per header. */
+#define OB_MAX_OPEN 8
+
+struct ob_open {
+    struct ob_block *b;
+    size_t off;
+};
+
 struct outbuf {
     struct ob_block *head, *tail;
     size_t pending; /* bytes not yet sent, over all blocks */
     size_t alloc;   /* bytes allocated for blocks */
     int nblocks;
+    int nopen;      /* slots of open[] in use */
+    struct ob_open open[OB_MAX_OPEN];
 };
 
 void ob_init(struct outbuf *ob);
 void ob_free(struct outbuf *ob);
 void ob_append(struct outbuf *ob, const void *data, size_t len);
-/* Reserve a tiny block for a header written later; returns its handle. */
+/* Reserve room for a header written later; returns its handle. */
 void *ob_defer(struct outbuf *ob);
 void ob_fill_deferred(struct outbuf *ob, void *handle, const void *data, size_t len);
 /* Fill up to max iovecs with unsent data; returns the count. */

@@ -15,9 +15,9 @@
 #include <string.h>
 
 static struct command top[] = {
-#define CMD(n, p, ar, fl, f, l, s, gk, acl_, grp, since_, cx, sum)                                                \
-    {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .getkeys = gk, .acl = acl_, \
-     .group = grp, .since = since_, .complexity = cx, .summary = sum},
+#define CMD(n, p, ar, fl, f, l, s, nk, gk, acl_, grp, since_, cx, sum)                                            \
+    {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .numkeys_at = nk,            \
+     .getkeys = gk, .acl = acl_, .group = grp, .since = since_, .complexity = cx, .summary = sum},
 #define CONTAINER(n, ar, fl, acl_, grp, since_, sum)                                                              \
     {.name = n, .arity = ar, .flags = fl, .acl = acl_, .group = grp, .since = since_, .summary = sum},
 #define SUB(...)
@@ -35,10 +35,10 @@ struct subdef {
 static struct subdef subs[] = {
 #define CMD(...)
 #define CONTAINER(...)
-#define SUB(par, n, p, ar, fl, f, l, s, gk, acl_, since_, cx, sum)                                                \
+#define SUB(par, n, p, ar, fl, f, l, s, nk, gk, acl_, since_, cx, sum)                                            \
     {par,                                                                                                         \
-     {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .getkeys = gk, .acl = acl_, \
-      .since = since_, .complexity = cx, .summary = sum}},
+     {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .numkeys_at = nk,           \
+      .getkeys = gk, .acl = acl_, .since = since_, .complexity = cx, .summary = sum}},
 #include "../cmd/commands.def"
 #undef CMD
 #undef CONTAINER

@@ -5,6 +5,7 @@
  * options, CONFIG SET and CONFIG GET, and CONFIG REWRITE writes them back.
  * Defaults follow Redis where Redis has the setting. */
 #include "config.h"
+#include "../types/types.h"
 
 #include "../core/alloc.h"
 #include "../core/util.h"
@@ -78,21 +79,21 @@ const struct cfg_entry cfg_table[] = {
     ENUM("maxmemory-policy", maxmemory_policy, noeviction_enum, "noeviction", 0),
     ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
-    {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, 0, &cfg.hash_max_listpack_entries, NULL, 0,
+    {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, 0, &type_limits.hash_max_listpack_entries, NULL, 0,
      LONG_MAX, "512", NULL, NULL, NULL, NULL, NULL},
-    {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, 0, &cfg.hash_max_listpack_value, NULL, 0, LONG_MAX,
+    {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, 0, &type_limits.hash_max_listpack_value, NULL, 0, LONG_MAX,
      "64", NULL, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT, 0, &cfg.zset_max_listpack_entries, NULL, 0,
+    {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT, 0, &type_limits.zset_max_listpack_entries, NULL, 0,
      LONG_MAX, "128", NULL, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, 0, &cfg.zset_max_listpack_value, NULL, 0, LONG_MAX,
+    {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, 0, &type_limits.zset_max_listpack_value, NULL, 0, LONG_MAX,
      "64", NULL, NULL, NULL, NULL, NULL},
-    {"list-max-listpack-size", "list-max-ziplist-size", CFG_INT, 0, &cfg.list_max_listpack_size, NULL, INT_MIN,
+    {"list-max-listpack-size", "list-max-ziplist-size", CFG_INT, 0, &type_limits.list_max_listpack_size, NULL, INT_MIN,
      INT_MAX, "-2", NULL, NULL, NULL, NULL, NULL},
     /* Only 0 (no compression) until quicklist node compression exists. */
-    INT("list-compress-depth", list_compress_depth, 0, 0, "0", 0),
-    INT("set-max-intset-entries", set_max_intset_entries, 0, LONG_MAX, "512", 0),
-    INT("set-max-listpack-entries", set_max_listpack_entries, 0, LONG_MAX, "128", 0),
-    INT("set-max-listpack-value", set_max_listpack_value, 0, LONG_MAX, "64", 0),
+    {"list-compress-depth", NULL, CFG_INT, 0, &type_limits.list_compress_depth, NULL, 0, 0, "0", NULL, NULL, NULL, NULL, NULL},
+    {"set-max-intset-entries", NULL, CFG_INT, 0, &type_limits.set_max_intset_entries, NULL, 0, LONG_MAX, "512", NULL, NULL, NULL, NULL, NULL},
+    {"set-max-listpack-entries", NULL, CFG_INT, 0, &type_limits.set_max_listpack_entries, NULL, 0, LONG_MAX, "128", NULL, NULL, NULL, NULL, NULL},
+    {"set-max-listpack-value", NULL, CFG_INT, 0, &type_limits.set_max_listpack_value, NULL, 0, LONG_MAX, "64", NULL, NULL, NULL, NULL, NULL},
     {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
      NULL, NULL},
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},

@@ -23,10 +23,7 @@ struct server_config {
      * until eviction and cluster mode exist. */
     _Atomic long long maxmemory, maxmemory_policy, cluster_enabled;
     _Atomic long long enable_debug_command; /* CFG_DEBUG_* */
-    _Atomic long long hash_max_listpack_entries, hash_max_listpack_value;
-    _Atomic long long zset_max_listpack_entries, zset_max_listpack_value;
-    _Atomic long long list_max_listpack_size, list_compress_depth;
-    _Atomic long long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+    /* The encoding thresholds live with the types (type_limits, TLIM()). */
     _Atomic long long hll_sparse_max_bytes;
     /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
     _Atomic long long obl[3][3];

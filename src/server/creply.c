@@ -33,8 +33,8 @@ int errstat_index(const char *code, size_t len) {
 const char *errstat_name(int idx) { return errstat_names[idx]; }
 int errstat_count(void) { return atomic_load_explicit(&errstat_n, memory_order_acquire); }
 
-void reply_error_len(struct client *c, const char *msg, size_t len) {
-    c->errors_in_cmd++;
+void reply_error_len(struct cmd_ctx *c, const char *msg, size_t len) {
+    c->errors++;
     struct worker *w = c->w;
     if (w) {
         stat_add(&w->stats.total_errors, 1);
@@ -43,10 +43,10 @@ void reply_error_len(struct client *c, const char *msg, size_t len) {
         int idx = errstat_index(msg, cl);
         if (idx >= 0) stat_add(&w->errorstats[idx], 1);
     }
-    if (!reply_muted(c)) rw_error(&c->out, msg, len);
+    if (!reply_muted(c)) rw_error(c->out, msg, len);
 }
 
-void reply_errorf(struct client *c, const char *fmt, ...) {
+void reply_errorf(struct cmd_ctx *c, const char *fmt, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -57,26 +57,20 @@ void reply_errorf(struct client *c, const char *fmt, ...) {
     reply_error_len(c, buf, (size_t)n);
 }
 
-int arg_ll_or_reply(struct client *c, const hk_slice *a, long long *out, const char *err) {
+int arg_ll_or_reply(struct cmd_ctx *c, const hk_slice *a, long long *out, const char *err) {
     if (hk_str2ll(a->ptr, a->len, out)) return 1;
     reply_error(c, err ? err : ERR_NOT_INT);
     return 0;
 }
 
-int arg_double_or_reply(struct client *c, const hk_slice *a, double *out, const char *err) {
+int arg_double_or_reply(struct cmd_ctx *c, const hk_slice *a, double *out, const char *err) {
     if (hk_str2d(a->ptr, a->len, out)) return 1;
     reply_error(c, err ? err : ERR_NOT_FLOAT);
     return 0;
 }
 
-int arg_range_or_reply(struct client *c, const hk_slice *a, long long min, long long max, long long *out,
-                       const char *err) {
-    long long v;
-    if (!hk_str2ll(a->ptr, a->len, &v) || v < min || v > max) {
-        if (err) reply_error(c, err);
-        else reply_errorf(c, "ERR value is out of range, must be between %lld and %lld", min, max);
-        return 0;
-    }
-    *out = v;
-    return 1;
+void reply_status(struct cmd_ctx *c, int st) {
+    if (st == HK_OK) return;
+    if (hk_status_wants_name(st)) reply_errorf(c, hk_status_text(st), c->cmd ? c->cmd->fullname : "");
+    else reply_error(c, hk_status_text(st));
 }

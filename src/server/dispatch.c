@@ -39,100 +39,18 @@ static int pause_blocks(const struct command *cmd, long long now_ms) {
     return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
 
-int command_keys(const struct command *cmd, struct client *c, int *idx, int max) {
-    if (cmd->getkeys) return cmd->getkeys(c, idx, max);
-    if (cmd->first <= 0) return 0;
-    int last = cmd->last < 0 ? c->argc + cmd->last : cmd->last;
-    int n = 0;
-    for (int i = cmd->first; i <= last && i < c->argc; i += cmd->step) {
-        if (n == max) return -1;
-        idx[n++] = i;
-    }
-    return n;
+/* The output-buffer class of a client, as client-output-buffer-limit
+ * names them: pub/sub subscribers and replicas have limits of their own. */
+static int output_class(const struct client *c) {
+    if (c->flags & CLIENT_REPLICA) return OBL_REPLICA;
+    if (c->flags & CLIENT_PUBSUB) return OBL_PUBSUB;
+    return OBL_NORMAL;
 }
 
-static void locks_reserve(struct client *c, int n) {
-    if (n <= c->locks_cap) return;
-    if (c->locks != c->locks_inline) hk_free(c->locks);
-    c->locks = hk_malloc((size_t)n * sizeof(unsigned));
-    c->locks_cap = n;
-}
-
-
-/* Resolve key a into r from the keys the last prefetch pass computed, when
- * it is the next of them (the same bytes of the same query buffer). */
-static int take_warm_key(struct client *c, const hk_slice *a, struct keyref *r) {
-    if (c->wk_i >= c->wk_n) return 0;
-    const struct keyref *w = &c->wk[c->wk_i];
-    if (w->key != a->ptr || w->klen != a->len) return 0;
-    *r = *w;
-    r->db = c->db;
-    c->wk_i++;
-    return 1;
-}
-
-/* Lock the shards of the command's keys in ascending order, keeping the
- * first keys' slot and hash for key_of. */
-static void lock_keys(struct client *c, const struct command *cmd) {
-    c->nlocks = 0;
-    c->nkrefs = 0;
-    if (cmd->flags & CMD_SELF_LOCK) return;
-    int stack_idx[64];
-    int *idx = stack_idx, max = 64;
-    if (c->argc > 64) {
-        idx = hk_malloc((size_t)c->argc * sizeof(int));
-        max = c->argc;
-    }
-    int n = command_keys(cmd, c, idx, max);
-    if (n > 0) {
-        locks_reserve(c, n);
-        for (int i = 0; i < n; i++) {
-            const hk_slice *a = &c->argv[idx[i]];
-            unsigned s;
-            if (i < CLIENT_KEYREFS) {
-                struct keyref *r = &c->krefs[i];
-                if (!take_warm_key(c, a, r)) keyref_init(r, c->db, a->ptr, a->len);
-                c->krefs_idx[i] = idx[i];
-                c->nkrefs = i + 1;
-                s = r->shard;
-            } else {
-                s = ks_shard_of(a->ptr, a->len);
-            }
-            /* Insertion keeps the list sorted and unique; key counts are
-             * small on the common path. Large MSETs sort the same way. */
-            int j = c->nlocks;
-            while (j > 0 && c->locks[j - 1] > s) j--;
-            if (j > 0 && c->locks[j - 1] == s) continue;
-            memmove(c->locks + j + 1, c->locks + j, (size_t)(c->nlocks - j) * sizeof(unsigned));
-            c->locks[j] = s;
-            c->nlocks++;
-        }
-        for (int i = 0; i < c->nlocks; i++) shard_lock(c->locks[i]);
-        /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys
-         * up one after the other: warm them all first, so their cache
-         * misses overlap. Not when a pipeline pass already did. */
-        if (n > 1 && !(c->flags & CLIENT_KEYS_WARM)) {
-            struct keyref refs[PREFETCH_MAX_KEYS];
-            int m = n < PREFETCH_MAX_KEYS ? n : PREFETCH_MAX_KEYS;
-            for (int i = 0; i < m; i++) {
-                if (i < c->nkrefs) refs[i] = c->krefs[i];
-                else keyref_init(&refs[i], c->db, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
-            }
-            db_prefetch(refs, m, 1);
-        }
-    }
-    if (idx != stack_idx) hk_free(idx);
-}
-
-static void unlock_keys(struct client *c) {
-    for (int i = c->nlocks; i-- > 0;) shard_unlock(c->locks[i]);
-    c->nlocks = 0;
-    c->nkrefs = 0;
-}
-
-static void check_output_limits(struct client *c) {
+void client_check_output_limits(struct client *c) {
     size_t pending = c->out.pending;
-    long long hard = CFG(obl[OBL_NORMAL][0]), soft = CFG(obl[OBL_NORMAL][1]);
+    int cls = output_class(c);
+    long long hard = CFG(obl[cls][0]), soft = CFG(obl[cls][1]);
     if (hard && (long long)pending > hard) {
         hk_log(LL_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
                (unsigned long long)c->id, c->addr);
@@ -147,15 +65,46 @@ static void check_output_limits(struct client *c) {
     }
 }
 
-static void reject(struct client *c, struct command *cmd, const char *msg) {
-    reply_error(c, msg);
+int client_soft_limit_passed(const struct client *c, long long now_ms) {
+    int cls = output_class(c);
+    long long soft = CFG(obl[cls][1]), secs = CFG(obl[cls][2]);
+    return soft && c->obuf_soft_since_ms && (long long)c->out.pending > soft &&
+           now_ms - c->obuf_soft_since_ms > secs * 1000;
+}
+
+static void reject(struct client *c, struct command *cmd, int st, const char *msg) {
+    struct cmd_ctx *x = &c->ctx;
+    x->cmd = cmd;
+    if (msg) reply_error(x, msg);
+    else reply_status(x, st);
     if (cmd) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
+}
+
+/* The context flags a connection's state implies for its next command. */
+static inline unsigned client_ctx_flags(const struct client *c) {
+    unsigned f = 0;
+    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) f |= CTX_MUTED;
+    if (c->flags & CLIENT_NO_TOUCH) f |= CTX_NO_TOUCH;
+    return f;
+}
+
+/* Count a finished command in the worker's statistics. */
+void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
+    struct cmdstat *st = &c->w->cmdstats[cmd->id];
+    stat_add(&st->calls, 1);
+    stat_add(&st->nsec, (unsigned long long)nsec);
+    if (c->ctx.errors) stat_add(&st->failed, 1);
 }
 
 int dispatch_command(struct client *c) {
     struct worker *w = c->w;
-    c->now_ms = w->now_ms;
-    c->errors_in_cmd = 0;
+    struct cmd_ctx *x = &c->ctx;
+    x->now_ms = w->now_ms;
+    x->errors = 0;
+    x->flags = client_ctx_flags(c) | (x->flags & CTX_KEYS_WARM);
+    x->argv = c->argv;
+    x->argc = c->argc;
+    x->cmd = NULL;
     struct command *cmd = lookup_command(w, c->argv[0].ptr, c->argv[0].len);
     if (!cmd) {
         char msg[1024];
@@ -169,15 +118,14 @@ int dispatch_command(struct client *c) {
             off += snprintf(msg + off, sizeof(msg) - (size_t)off, "'%.*s' ",
                             (int)(c->argv[i].len > (size_t)room ? (size_t)room : c->argv[i].len), c->argv[i].ptr);
         }
-        reply_error(c, msg);
+        reply_error(x, msg);
         return DISPATCH_DONE;
     }
     /* A container with a handler of its own (COMMAND) runs it when called
      * without a subcommand. */
     if (cmd->nsubs && (c->argc >= 2 || !cmd->proc)) {
         if (c->argc < 2) {
-            reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd->name);
-            stat_add(&w->cmdstats[cmd->id].rejected, 1);
+            reject(c, cmd, HK_ERR_ARITY, NULL);
             return DISPATCH_DONE;
         }
         struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
@@ -187,45 +135,34 @@ int dispatch_command(struct client *c) {
             for (i = 0; cmd->name[i] && i < sizeof(up) - 1; i++)
                 up[i] = (char)(cmd->name[i] >= 'a' && cmd->name[i] <= 'z' ? cmd->name[i] - 32 : cmd->name[i]);
             up[i] = '\0';
-            reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
-                         (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr, up);
-            stat_add(&w->cmdstats[cmd->id].rejected, 1);
+            char msg[256];
+            snprintf(msg, sizeof(msg), "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                     (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr, up);
+            reject(c, cmd, 0, msg);
             return DISPATCH_DONE;
         }
         cmd = sub;
     }
     if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
-        char msg[128];
-        snprintf(msg, sizeof(msg), "ERR wrong number of arguments for '%s' command", cmd->fullname);
-        reject(c, cmd, msg);
+        reject(c, cmd, HK_ERR_ARITY, NULL);
         return DISPATCH_DONE;
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
-        reject(c, cmd, ERR_NOAUTH);
+        reject(c, cmd, HK_ERR_NOAUTH, NULL);
         return DISPATCH_DONE;
     }
-    if (pause_blocks(cmd, c->now_ms)) return DISPATCH_PAUSED;
+    if (pause_blocks(cmd, x->now_ms)) return DISPATCH_PAUSED;
 
-    lock_keys(c, cmd);
+    x->cmd = cmd;
     c->cmd = cmd;
-    store_now_ms = c->now_ms;
-    store_touch = !(c->flags & CLIENT_NO_TOUCH) || cmd->proc == cmd_touch;
-    long long t0 = hk_clock_ns();
-    cmd->proc(c);
-    long long dt = hk_clock_ns() - t0;
-    unlock_keys(c);
+    long long dt = exec_command(x);
     c->lastcmd = cmd;
     c->tot_cmds++;
-    struct cmdstat *st = &w->cmdstats[cmd->id];
     /* A command that blocked is counted once, when it is served, times
      * out or is unblocked (blocking.c), as Redis does. */
-    if (!(c->flags & CLIENT_BLOCKED)) {
-        stat_add(&st->calls, 1);
-        stat_add(&st->nsec, (unsigned long long)dt);
-        if (c->errors_in_cmd) stat_add(&st->failed, 1);
-    }
+    if (!(c->flags & CLIENT_BLOCKED)) client_count_call(c, cmd, dt);
     stat_add(&w->stats.commands_processed, 1);
-    check_output_limits(c);
+    client_check_output_limits(c);
     return DISPATCH_DONE;
 }
 
@@ -264,7 +201,8 @@ static size_t collect_keys(struct client *c, struct keyref *keys, int *n, int ma
         if (!resp_skim(c->qbuf + pos, c->qlen - pos, off, len, PREFETCH_MAX_ARGS, &argc, &reqlen)) break;
         const char *base = c->qbuf + pos;
         const struct command *cmd = lookup_command(c->w, base + off[0], len[0]);
-        if (cmd && !cmd->nsubs && !cmd->getkeys && cmd->first > 0 && !(cmd->flags & CMD_SELF_LOCK)) {
+        if (cmd && !cmd->nsubs && !cmd->getkeys && !cmd->numkeys_at && cmd->first > 0 &&
+            !(cmd->flags & (CMD_SHARDWISE | CMD_ALL_SHARDS))) {
             int last = cmd->last < 0 ? argc + cmd->last : cmd->last;
             if (last >= argc) last = argc - 1;
             int want = 0;
@@ -272,7 +210,7 @@ static size_t collect_keys(struct client *c, struct keyref *keys, int *n, int ma
             /* Left to lock_keys's own prefetch, so not covered. */
             if (*n + want > max || last >= PREFETCH_MAX_ARGS) break;
             for (int i = cmd->first; i <= last; i += cmd->step)
-                keyref_init(&keys[(*n)++], c->db, base + off[i], len[i]);
+                keyref_init(&keys[(*n)++], c->ctx.db, base + off[i], len[i]);
         }
         pos += reqlen;
     }
@@ -285,9 +223,9 @@ static size_t prefetch_pipeline(struct client *c) {
     struct keyref *keys = c->w->warm_keys + PREFETCH_BATCH_KEYS;
     int n = 0;
     size_t end = collect_keys(c, keys, &n, PREFETCH_MAX_KEYS);
-    c->wk = keys;
-    c->wk_n = n;
-    c->wk_i = 0;
+    c->ctx.warm = keys;
+    c->ctx.warm_n = n;
+    c->ctx.warm_i = 0;
     if (n > 1) db_prefetch(keys, n, 0);
     return end;
 }
@@ -300,9 +238,9 @@ void dispatch_prefetch(struct client **cs, int ncs) {
         if (c->flags & CLIENT_CLOSING) continue;
         int first = n;
         c->warm_to = collect_keys(c, keys, &n, PREFETCH_BATCH_KEYS);
-        c->wk = keys + first;
-        c->wk_n = n - first;
-        c->wk_i = 0;
+        c->ctx.warm = keys + first;
+        c->ctx.warm_n = n - first;
+        c->ctx.warm_i = 0;
     }
     if (n > 1) db_prefetch(keys, n, 0);
 }
@@ -312,9 +250,7 @@ int client_process_input(struct client *c) {
         if (client_is_waiting(c) ||
             (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_READ_STOPPED)))
             break;
-        /* Allocated bytes, not just unsent ones: every deferred header
-         * starts a new block, so tiny replies can hold 16 KB each. */
-        if (c->out.alloc > CLIENT_BACKPRESSURE_BYTES) {
+        if (c->out.pending > CLIENT_BACKPRESSURE_BYTES) {
             client_stop_reading(c);
             break;
         }
@@ -326,7 +262,8 @@ int client_process_input(struct client *c) {
             snprintf(msg, sizeof(msg), "ERR %s", c->req.err);
             hk_log(LL_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s", c->req.err,
                    (unsigned long long)c->id, c->addr);
-            reply_error(c, msg);
+            c->ctx.flags &= ~CTX_MUTED;
+            reply_error(&c->ctx, msg);
             c->flags |= CLIENT_CLOSE_AFTER_REPLY;
             c->qpos = c->qlen;
             resp_req_reset(&c->req);
@@ -337,14 +274,15 @@ int client_process_input(struct client *c) {
             /* More requests behind this one: a pipeline. Warm the keys of
              * the next batch of requests before running them. */
             if (c->qpos >= c->warm_to && c->qpos + c->req.pos < c->qlen) c->warm_to = prefetch_pipeline(c);
-            if (c->qpos < c->warm_to) c->flags |= CLIENT_KEYS_WARM;
+            if (c->qpos < c->warm_to) c->ctx.flags |= CTX_KEYS_WARM;
             int st = dispatch_command(c);
-            c->flags &= ~CLIENT_KEYS_WARM;
+            c->ctx.flags &= ~CTX_KEYS_WARM;
             if (st == DISPATCH_PAUSED) {
                 if (!(c->flags & CLIENT_PAUSED)) {
                     c->flags |= CLIENT_PAUSED;
                     c->next_paused = c->w->paused;
                     c->w->paused = c;
+                    stat_add(&c->w->npaused, 1);
                 }
                 break;
             }
@@ -363,7 +301,7 @@ int client_process_input(struct client *c) {
     /* Offsets into the buffer do not survive its compaction, and the
      * worker's key arrays are reused by the next pass. */
     c->warm_to = 0;
-    c->wk_n = c->wk_i = 0;
+    c->ctx.warm_n = c->ctx.warm_i = 0;
     if (c->qpos == c->qlen) {
         c->qpos = c->qlen = 0;
         /* Large buffers from a big request are returned at once. */
@@ -386,6 +324,7 @@ void pause_check_clients(struct worker *w) {
         struct client *c = list;
         list = c->next_paused;
         c->flags &= ~CLIENT_PAUSED;
+        stat_add(&c->w->npaused, (unsigned long long)-1);
         c->w->now_ms = hk_mstime();
         if (client_resume(c) < 0) client_close(c);
     }

@@ -10,6 +10,7 @@
 #include "../store/db.h"
 #include "blocking.h"
 #include "config.h"
+#include "journal.h"
 #include "server.h"
 
 #include <signal.h>
@@ -108,12 +109,9 @@ int main(int argc, char **argv) {
 
     hk_clock_init();
     commands_init();
-    hash_init();
-    zset_init();
-    list_init();
-    set_init();
     block_init();
     ks_init((int)CFG(databases), shards);
+    journal_init(threads);
 
     struct utsname un;
     uname(&un);
@@ -147,7 +145,13 @@ int main(int argc, char **argv) {
      * the packed key entries, where LeakSanitizer's scan of live memory
      * does not look: free them, or every large value left at exit is
      * reported as a leak. Release builds skip the cost. */
-    ks_flushed_free(ks_flush(-1));
+    struct lockset all;
+    ls_init(&all);
+    ls_add_all(&all);
+    ls_acquire(&all);
+    struct flushed *f = ks_flush(-1);
+    ls_release(&all);
+    ks_flushed_free(f);
 #endif
     hk_log(LL_WARNING, "HotKV is now ready to exit, bye bye...");
     return atomic_load(&server.shutdown_exit_code);

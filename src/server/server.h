@@ -15,6 +15,7 @@
 #include "../proto/reply.h"
 #include "../proto/resp.h"
 #include "../store/db.h"
+#include "exec.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -55,10 +56,15 @@ struct worker;
 #define CMD_NO_MULTI (1ULL << 24)
 #define CMD_MOVABLE_KEYS (1ULL << 25)
 #define CMD_ALLOW_BUSY (1ULL << 26)
-/* HotKV-only: the handler locks shards itself (KEYS, SCAN, FLUSHDB...). */
-#define CMD_SELF_LOCK (1ULL << 40)
+/* HotKV-only: runs with every shard locked (FLUSHALL, FLUSHDB, SWAPDB). */
+#define CMD_ALL_SHARDS (1ULL << 40)
 /* HotKV-only: the command must not run while clients are paused for writes. */
 #define CMD_PAUSE_WRITE (1ULL << 41)
+/* HotKV-only: visits the keyspace shard by shard (KEYS, SCAN, DBSIZE,
+ * RANDOMKEY) through exec_shard_enter/leave; locks nothing up front. */
+#define CMD_SHARDWISE (1ULL << 42)
+/* HotKV-only: updates access clocks even for CLIENT NO-TOUCH (TOUCH). */
+#define CMD_TOUCH_ALWAYS (1ULL << 43)
 
 /* Key-spec flags for COMMAND INFO / GETKEYSANDFLAGS (Redis's CMD_KEY_*),
  * or'ed into a row's flags. A row without any gets RO+access (readonly) or
@@ -117,10 +123,10 @@ struct worker;
 #define ACL_TRANSACTION (1ULL << 19)
 #define ACL_SCRIPTING (1ULL << 20)
 
-typedef void (*cmd_proc)(struct client *c);
-/* Custom key finder: fills keys[] with argv indexes, returns the count
- * (at most max), or -1 when the arguments are malformed. */
-typedef int (*cmd_getkeys)(struct client *c, int *keys, int max);
+typedef void (*cmd_proc)(struct cmd_ctx *c);
+/* Custom key finder: from argv alone, fills keys[] with argv indexes,
+ * returns the count (at most max), or -1 when the arguments are malformed. */
+typedef int (*cmd_getkeys)(const hk_slice *argv, int argc, int *keys, int max);
 
 struct command {
     const char *name;     /* lower case; "get", or "get" under "config" */
@@ -128,6 +134,9 @@ struct command {
     int arity;            /* >0 exact, <0 at least -arity */
     uint64_t flags;
     int first, last, step; /* key positions; last -1 = to the end */
+    /* "numkeys key..." spec: argv index of the key count, keys after it
+     * (besides first..last); 0 when none. */
+    int numkeys_at;
     cmd_getkeys getkeys;
     uint64_t acl;
     const char *summary, *since, *group, *complexity;
@@ -212,10 +221,12 @@ struct worker {
     struct client *blocked;  /* clients blocked on keys (blocking.c), linked by next_blocked */
     stat_t nblocked;         /* clients on that list (INFO blocked_clients) */
     stat_t nblocked_timeout; /* those with a deadline (INFO clients_in_timeout_table) */
+    stat_t npaused;          /* clients held by CLIENT PAUSE (counted as blocked, as in Redis) */
     stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     unsigned expire_cursor_shard;
+    struct cmd_ctx *sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
     struct worker_stats stats;
     struct store_stats sstats; /* keyspace hits/misses/expired, written by this thread */
@@ -251,29 +262,14 @@ struct worker {
 #define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on a broadcast to all workers */
 #define CLIENT_CLOSING (1u << 14)     /* on the worker's closing list, freed at end of turn */
 #define CLIENT_BLOCKED (1u << 15)     /* waiting on keys (BLPOP...), see blocking.h */
-#define CLIENT_BLOCK_RETRY (1u << 16) /* re-running its blocked command after a wake-up */
-/* Blocking commands act as their non-blocking form (MULTI/EXEC, scripts
- * set this while they run a command; nothing sets it yet). */
-#define CLIENT_DENY_BLOCKING (1u << 17)
-/* Set while a command runs whose keys a pipeline prefetch pass already
- * warmed (dispatch.c): lock_keys skips its own prefetch. */
-#define CLIENT_KEYS_WARM (1u << 18)
-
-typedef struct hk_slice {
-    const char *ptr;
-    size_t len;
-} hk_slice;
-
-#define CLIENT_MAX_LOCKS_INLINE 16
-#define CLIENT_KEYREFS 16
+#define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
+#define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
 
 struct client {
     uint64_t id;
     int fd;
     struct worker *w;
     unsigned flags;
-    int resp;       /* 2 or 3 */
-    int db;         /* selected database */
     /* Input. */
     char *qbuf;
     size_t qlen, qcap; /* bytes in qbuf, capacity */
@@ -290,23 +286,9 @@ struct client {
     char addr[128], laddr[128];
     long long ctime_ms, last_ms;
     const struct command *cmd, *lastcmd;
-    int errors_in_cmd; /* error replies written by the current command */
-    long long now_ms;  /* clock snapshot for the running command */
-    /* Shards locked by dispatch for the current command (sorted). */
-    unsigned locks_inline[CLIENT_MAX_LOCKS_INLINE];
-    unsigned *locks;
-    int nlocks, locks_cap;
+    /* The context its commands run on (exec.h); argv above is its argv. */
+    struct cmd_ctx ctx;
     size_t warm_to; /* query buffer offset up to which keys were prefetched */
-    /* The keys (slot and hash computed) of the requests the last prefetch
-     * pass covered, in request order, in the worker's arrays; lock_keys
-     * takes them one by one instead of hashing the keys again. */
-    const struct keyref *wk;
-    int wk_n, wk_i;
-    /* The running command's first keys as dispatch resolved them when it
-     * locked their shards (krefs_idx: argv index), for key_of. */
-    struct keyref krefs[CLIENT_KEYREFS];
-    int krefs_idx[CLIENT_KEYREFS];
-    int nkrefs;
     /* Worker lists. */
     struct client *prev, *next;
     struct client *next_pending;
@@ -373,9 +355,6 @@ void client_stop_reading(struct client *c);
 int client_resume(struct client *c);
 /* Output past this many bytes stops a client's input until it reads. */
 #define CLIENT_BACKPRESSURE_BYTES (1024 * 1024)
-/* Key positions of argv for cmd (key spec or custom finder): fills idx,
- * returns the count, -1 on malformed arguments. */
-int command_keys(const struct command *cmd, struct client *c, int *idx, int max);
 static inline int client_is_waiting(const struct client *c) {
     return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER | CLIENT_BLOCKED)) != 0;
 }
@@ -384,6 +363,13 @@ struct client *worker_find_client(struct worker *w, uint64_t id);
 
 /* dispatch.c */
 int dispatch_command(struct client *c);
+/* Apply client-output-buffer-limit of c's class after a command: past the
+ * hard limit the client is closed, past the soft one the clock starts. */
+void client_check_output_limits(struct client *c);
+/* The soft limit has been exceeded for longer than its seconds. */
+int client_soft_limit_passed(const struct client *c, long long now_ms);
+/* Count a finished command (calls, time, failures) for INFO. */
+void client_count_call(struct client *c, const struct command *cmd, long long nsec);
 int client_process_input(struct client *c);
 /* Warm the keyspace lookups of the requests waiting in the query buffers
  * of these clients (the ones a loop turn just read), so that their cache
@@ -391,9 +377,9 @@ int client_process_input(struct client *c);
 void dispatch_prefetch(struct client **cs, int ncs);
 void pause_check_clients(struct worker *w);
 
-/* src/cmd/info.c: periodic statistics samples (instantaneous rates, peak
+/* stats.c: periodic statistics samples (instantaneous rates, peak
  * memory); worker_cron calls it, it acts on worker 0 only. */
-void info_cron(struct worker *w);
+void stats_cron(struct worker *w);
 
 /* log.c */
 enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };

@@ -13,6 +13,7 @@
 #include "blocking.h"
 #include "creply.h"
 #include "server.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -111,10 +112,10 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
     c->id = atomic_fetch_add(&server.next_client_id, 1);
     c->fd = fd;
     c->w = w;
-    c->resp = 2;
-    c->db = 0;
-    c->locks = c->locks_inline;
-    c->locks_cap = CLIENT_MAX_LOCKS_INLINE;
+    ctx_init(&c->ctx);
+    c->ctx.cl = c;
+    c->ctx.w = w;
+    c->ctx.out = &c->out;
     resp_req_init(&c->req);
     ob_init(&c->out);
     snprintf(c->addr, sizeof(c->addr), "%s", addr);
@@ -147,6 +148,7 @@ static void client_free(struct client *c) {
                 *p = c->next_paused;
                 break;
             }
+        stat_add(&w->npaused, (unsigned long long)-1);
     }
     ev_del(w->epfd, c->fd);
     close(c->fd);
@@ -158,7 +160,7 @@ static void client_free(struct client *c) {
     atomic_fetch_sub(&server.nclients, 1);
     hk_free(c->qbuf);
     hk_free(c->argv);
-    if (c->locks != c->locks_inline) hk_free(c->locks);
+    ctx_destroy(&c->ctx);
     resp_req_free(&c->req);
     ob_free(&c->out);
     hk_free(c->name);
@@ -259,7 +261,7 @@ static int client_read(struct client *c) {
     if (c->qcap - c->qlen < want) {
         if (c->qpos) {
             c->warm_to = 0;
-            c->wk_n = c->wk_i = 0;
+            c->ctx.warm_n = c->ctx.warm_i = 0;
             memmove(c->qbuf, c->qbuf + c->qpos, c->qlen - c->qpos);
             c->qlen -= c->qpos;
             c->qpos = 0;
@@ -380,7 +382,6 @@ struct client *worker_find_client(struct worker *w, uint64_t id) {
 
 static void clients_cron(struct worker *w) {
     long long timeout_ms = CFG(timeout) * 1000;
-    long long soft = CFG(obl[OBL_NORMAL][1]), soft_secs = CFG(obl[OBL_NORMAL][2]);
     struct client *c = w->clients;
     while (c) {
         struct client *next = c->next;
@@ -389,8 +390,7 @@ static void clients_cron(struct worker *w) {
             hk_log(LL_VERBOSE, "Closing idle client");
             kill = 1;
         }
-        if (soft && c->obuf_soft_since_ms && (long long)c->out.pending > soft &&
-            w->now_ms - c->obuf_soft_since_ms > soft_secs * 1000) {
+        if (client_soft_limit_passed(c, w->now_ms)) {
             stat_add(&w->stats.client_outbuf_limit_disconnections, 1);
             kill = 1;
         }
@@ -410,14 +410,14 @@ static void expire_cron(struct worker *w) {
     unsigned budget = (unsigned)(64 * effort);
     long long deadline = hk_monotonic_us() + 25000 / (CFG(hz) ? CFG(hz) : 10) * 10 / 10;
     for (unsigned s = (unsigned)w->id; s < ks.nshards; s += (unsigned)server.nworkers) {
-        unsigned n = ks_active_expire(s, w->now_ms, budget);
+        unsigned n = exec_active_expire(w, s, w->now_ms, budget);
         /* A shard with many expired keys gets more passes while time allows. */
-        while (n > budget / 4 && hk_monotonic_us() < deadline) n = ks_active_expire(s, w->now_ms, budget);
+        while (n > budget / 4 && hk_monotonic_us() < deadline) n = exec_active_expire(w, s, w->now_ms, budget);
     }
 }
 
 static void worker_cron(struct worker *w) {
-    info_cron(w);
+    stats_cron(w);
     clients_cron(w);
     expire_cron(w);
     pause_check_clients(w);

@@ -2,14 +2,18 @@
 #include "db.h"
 
 #include "../core/alloc.h"
+#include "watch.h"
 #include "../core/hash.h"
 #include "../core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct keyspace ks;
 _Thread_local struct store_stats *store_stats_sink;
+_Thread_local struct db_sink *db_sink;
 _Thread_local int store_touch = 1;
 _Thread_local long long store_now_ms;
 
@@ -19,13 +23,6 @@ long long kv_idle_ms(const struct kv *e, long long now_ms) {
     return (long long)d * 1000;
 }
 
-static inline void sink_add(_Atomic unsigned long long *field, unsigned long long n) {
-    atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + n, memory_order_relaxed);
-}
-#define SINK(f, n)                                                                                               \
-    do {                                                                                                         \
-        if (store_stats_sink) sink_add(&store_stats_sink->f, (n));                                              \
-    } while (0)
 
 static uint64_t kv_rehash(const struct hnode *n, void *ctx) {
     (void)ctx;
@@ -62,15 +59,68 @@ void keyref_init(struct keyref *k, int db, const char *key, size_t klen) {
     k->hash = hk_hash(key, klen);
 }
 
-void shard_lock(unsigned s) { pthread_mutex_lock(&ks.shards[s].lock); }
-void shard_unlock(unsigned s) { pthread_mutex_unlock(&ks.shards[s].lock); }
+static inline void sink_add(_Atomic unsigned long long *field, unsigned long long n) {
+    atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + n, memory_order_relaxed);
+}
+#define SINK(f, n)                                                                                               \
+    do {                                                                                                         \
+        if (store_stats_sink) sink_add(&store_stats_sink->f, (n));                                              \
+    } while (0)
 
-void ks_lock_all(void) {
-    for (unsigned i = 0; i < ks.nshards; i++) shard_lock(i);
+#ifdef HK_DEBUG
+/* The shards this thread holds, one bit each (shards <= 65536). */
+static _Thread_local uint64_t held_bits[65536 / 64];
+
+int shard_held(unsigned s) { return (held_bits[s / 64] >> (s % 64)) & 1; }
+static inline void mark_held(unsigned s, int on) {
+    if (on) held_bits[s / 64] |= 1ULL << (s % 64);
+    else held_bits[s / 64] &= ~(1ULL << (s % 64));
 }
 
-void ks_unlock_all(void) {
-    for (unsigned i = ks.nshards; i-- > 0;) shard_unlock(i);
+void hk_assert_fail(const char *what, const char *file, int line) {
+    fprintf(stderr, "assertion failed: %s (%s:%d)\n", what, file, line);
+    abort();
+}
+#else
+static inline void mark_held(unsigned s, int on) {
+    (void)s;
+    (void)on;
+}
+#endif
+
+#ifdef HK_LOCK_STATS
+static long long lock_clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+#endif
+
+void shard_lock(unsigned s) {
+#ifdef HK_LOCK_STATS
+    /* Contention accounting, in instrumented builds only: an uncontended
+     * lock costs one extra trylock, a contended one two clock reads. */
+    if (pthread_mutex_trylock(&ks.shards[s].lock) != 0) {
+        long long t0 = lock_clock_ns();
+        pthread_mutex_lock(&ks.shards[s].lock);
+        SINK(lock_contended, 1);
+        SINK(lock_wait_ns, (unsigned long long)(lock_clock_ns() - t0));
+    }
+#else
+    pthread_mutex_lock(&ks.shards[s].lock);
+#endif
+    mark_held(s, 1);
+}
+
+int shard_trylock(unsigned s) {
+    if (pthread_mutex_trylock(&ks.shards[s].lock) != 0) return 0;
+    mark_held(s, 1);
+    return 1;
+}
+
+void shard_unlock(unsigned s) {
+    mark_held(s, 0);
+    pthread_mutex_unlock(&ks.shards[s].lock);
 }
 
 static inline struct htable *table_of(const struct keyref *k) { return &ks.shards[k->shard].tables[k->db]; }
@@ -83,6 +133,7 @@ static inline int key_match(const struct hnode *n, const void *key) {
 
 /* Link pointing at the entry for k, or NULL. */
 static inline struct hnode **find_link(const struct keyref *k) {
+    HK_ASSERT_HELD(k->shard);
     return ht_find_link(table_of(k), k->hash, key_match, k);
 }
 
@@ -93,19 +144,35 @@ static void unlink_entry(const struct keyref *k, struct hnode **link) {
     ht_unlink(&s->tables[k->db], link);
 }
 
+void db_written(const struct keyref *k, int ev) {
+    HK_ASSERT_HELD(k->shard);
+    if (ev == KEV_NONE) return;
+    struct shard *s = &ks.shards[k->shard];
+    if (s->wkeys) wk_touch(s, k, kev_info[ev].ready);
+    if (ev != KEV_EXPIRED && ev != KEV_EVICTED) SINK(dirty, 1);
+    if (db_sink) db_sink->on_write(db_sink, k, ev);
+}
+
 struct kv *db_find(const struct keyref *k, long long now_ms) {
     struct hnode **link = find_link(k);
     if (!link) return NULL;
     struct kv *e = (struct kv *)*link;
     if (kv_has_expire(e) && kv_expire(e) <= now_ms) {
+        /* Reported before it goes: a consumer may still read the entry. */
+        db_written(k, KEV_EXPIRED);
+        link = find_link(k);
         unlink_entry(k, link);
         kv_free(e);
         SINK(expired, 1);
-        ks.shards[k->shard].version++;
         return NULL;
     }
     if (store_touch) kv_set_clock(e, lru_clock(now_ms));
     return e;
+}
+
+struct kv *db_peek(const struct keyref *k) {
+    struct hnode **link = find_link(k);
+    return link ? (struct kv *)*link : NULL;
 }
 
 /* The entry of k in its (locked) table if the table is not rehashing,
@@ -164,17 +231,10 @@ struct kv *db_find_read(const struct keyref *k, long long now_ms) {
     return e;
 }
 
-void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
-
-void db_touch_write(const struct keyref *k) {
-    ks.shards[k->shard].version++;
-    SINK(dirty, 1);
-    if (ks.shards[k->shard].bkeys && db_ready_hook) db_ready_hook(k->shard, k->db, k->key, k->klen);
-}
-
-struct kv *db_put(const struct keyref *k, struct kv *e) {
+struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
     struct shard *s = &ks.shards[k->shard];
     struct htable *t = &s->tables[k->db];
+    db_written(k, ev);
     struct hnode **link = find_link(k);
     kv_set_clock(e, lru_clock(store_now_ms));
     if (link) {
@@ -190,16 +250,18 @@ struct kv *db_put(const struct keyref *k, struct kv *e) {
     return e;
 }
 
-struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire) {
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire, int ev) {
     struct hnode **link = find_link(k);
     if (link) {
         struct kv *e = (struct kv *)*link;
-        if (kv_overwrite_str(e, val, vlen, expire)) {
+        if (kv_same_shape_str(e, val, vlen, expire)) {
+            db_written(k, ev);
+            kv_overwrite_str(e, val, vlen, expire);
             kv_set_clock(e, lru_clock(store_now_ms));
             return e;
         }
     }
-    return db_put(k, kv_new_str(k->key, k->klen, val, vlen, expire));
+    return db_put(k, kv_new_str(k->key, k->klen, val, vlen, expire), ev);
 }
 
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {
@@ -213,8 +275,9 @@ void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {
     *link = &e->node;
 }
 
-struct kv *db_take(const struct keyref *k, long long now_ms) {
+struct kv *db_take(const struct keyref *k, long long now_ms, int ev) {
     if (!db_find(k, now_ms)) return NULL;
+    db_written(k, ev);
     struct hnode **link = find_link(k);
     struct kv *e = (struct kv *)*link;
     unlink_entry(k, link);
@@ -222,18 +285,18 @@ struct kv *db_take(const struct keyref *k, long long now_ms) {
     return e;
 }
 
-int db_delete(const struct keyref *k, long long now_ms) {
-    struct kv *e = db_take(k, now_ms);
+int db_delete(const struct keyref *k, long long now_ms, int ev) {
+    struct kv *e = db_take(k, now_ms, ev);
     if (!e) return 0;
     kv_free(e);
     return 1;
 }
 
-struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms) {
+struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms, int ev) {
     struct shard *s = &ks.shards[k->shard];
-    if (when_ms < 0) {
-        if (!kv_has_expire(e)) return e;
-    } else if (kv_has_expire(e)) {
+    if (when_ms < 0 && !kv_has_expire(e)) return e;
+    db_written(k, ev);
+    if (when_ms >= 0 && kv_has_expire(e)) {
         kv_set_expire_field(e, when_ms);
         return e;
     }
@@ -249,22 +312,24 @@ struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms
     return n;
 }
 
-unsigned long long ks_dbsize(int db) {
+unsigned long long ks_dbsize(int db, int locked) {
     unsigned long long n = 0;
     for (unsigned i = 0; i < ks.nshards; i++) {
-        shard_lock(i);
+        if (!locked) shard_lock(i);
+        HK_ASSERT_HELD(i);
         n += ks.shards[i].tables[db].count;
-        shard_unlock(i);
+        if (!locked) shard_unlock(i);
     }
     return n;
 }
 
-unsigned long long ks_expires(int db) {
+unsigned long long ks_expires(int db, int locked) {
     unsigned long long n = 0;
     for (unsigned i = 0; i < ks.nshards; i++) {
-        shard_lock(i);
+        if (!locked) shard_lock(i);
+        HK_ASSERT_HELD(i);
         n += ks.shards[i].nexpires[db];
-        shard_unlock(i);
+        if (!locked) shard_unlock(i);
     }
     return n;
 }
@@ -274,23 +339,39 @@ struct flushed {
     struct htable tables[];
 };
 
+/* wk_touch_db callback: does the watched key hold a value in the table
+ * about to be flushed (or in either table of a swap)? */
+struct exists_ctx {
+    struct htable *t1, *t2;
+};
+
+static int key_in(struct htable *t, const struct wkey *wk) {
+    struct keyref k = {.db = wk->db, .key = wk->key, .klen = wk->klen, .hash = wk->hash};
+    return ht_find_link(t, wk->hash, key_match, &k) != NULL;
+}
+
+static int wkey_exists(const struct wkey *wk, void *arg) {
+    struct exists_ctx *x = arg;
+    return key_in(x->t1, wk) || (x->t2 && key_in(x->t2, wk));
+}
+
 struct flushed *ks_flush(int db) {
     int first = db < 0 ? 0 : db, last = db < 0 ? ks.ndb - 1 : db;
     size_t per = (size_t)(last - first + 1);
     struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct htable));
     f->n = 0;
-    /* All shards locked at once: no client sees a half-flushed database. */
-    ks_lock_all();
+    /* The caller holds every shard: no client sees a half-flushed database. */
     for (unsigned i = 0; i < ks.nshards; i++) {
+        HK_ASSERT_HELD(i);
         struct shard *s = &ks.shards[i];
         for (int d = first; d <= last; d++) {
+            struct exists_ctx x = {&s->tables[d], NULL};
+            wk_touch_db(s, d, 0, wkey_exists, &x);
             if (s->tables[d].count || s->tables[d].buckets) f->tables[f->n++] = s->tables[d];
             ht_init(&s->tables[d]);
             s->nexpires[d] = 0;
         }
-        s->version++;
     }
-    ks_unlock_all();
     return f;
 }
 
@@ -307,25 +388,23 @@ void ks_flushed_free(struct flushed *f) {
     hk_free(f);
 }
 
-int ks_swapdb(int a, int b) {
-    ks_lock_all();
+void ks_swapdb(int a, int b) {
     for (unsigned i = 0; i < ks.nshards; i++) {
+        HK_ASSERT_HELD(i);
         struct shard *s = &ks.shards[i];
+        /* Watched keys are signaled when either database holds them (the
+         * value a watcher sees changes), and clients blocked on keys of
+         * either may now find values. */
+        struct exists_ctx x = {&s->tables[a], &s->tables[b]};
+        wk_touch_db(s, a, 1, wkey_exists, &x);
+        wk_touch_db(s, b, 1, wkey_exists, &x);
         struct htable t = s->tables[a];
         s->tables[a] = s->tables[b];
         s->tables[b] = t;
-        uint64_t x = s->nexpires[a];
+        uint64_t n = s->nexpires[a];
         s->nexpires[a] = s->nexpires[b];
-        s->nexpires[b] = x;
-        s->version++;
-        /* Clients blocked on keys of either database may now see values. */
-        if (s->bkeys && db_ready_hook) {
-            db_ready_hook(i, a, NULL, 0);
-            db_ready_hook(i, b, NULL, 0);
-        }
+        s->nexpires[b] = n;
     }
-    ks_unlock_all();
-    return 1;
 }
 
 struct scan_adapter {
@@ -344,27 +423,32 @@ uint64_t shard_scan(unsigned s, int db, uint64_t cursor, void (*fn)(struct kv *e
 }
 
 struct reap_ctx {
+    unsigned shard;
+    int db;
     long long now_ms;
     unsigned budget;
     unsigned expired;
 };
 
 /* ht_scan_reap callback of active expiry: count the visit against the
- * budget; free and report an expired entry so the table unlinks it. */
+ * budget; report, free and unlink an expired entry. */
 static int reap_expired(struct hnode *n, void *ctx) {
     struct reap_ctx *rc = ctx;
     struct kv *e = (struct kv *)n;
     rc->budget = rc->budget ? rc->budget - 1 : 0;
     if (!kv_has_expire(e) || kv_expire(e) > rc->now_ms) return 0;
+    struct keyref k = {.db = rc->db, .shard = rc->shard, .key = kv_key(e), .klen = kv_keylen(e)};
+    k.hash = hk_hash(k.key, k.klen);
+    db_written(&k, KEV_EXPIRED);
     kv_free(e);
     rc->expired++;
     return 1;
 }
 
-unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
+unsigned shard_active_expire(unsigned si, long long now_ms, unsigned budget) {
+    HK_ASSERT_HELD(si);
     struct shard *s = &ks.shards[si];
     unsigned expired = 0;
-    shard_lock(si);
     for (int tries = 0; tries < ks.ndb && budget; tries++) {
         int d = s->expire_db;
         struct htable *t = &s->tables[d];
@@ -374,7 +458,7 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
             continue;
         }
         uint64_t cur = s->expire_cursor;
-        struct reap_ctx rc = {now_ms, budget, 0};
+        struct reap_ctx rc = {si, d, now_ms, budget, 0};
         do {
             /* A scan cursor, so a resize or rehash in between loses nothing. */
             cur = ht_scan_reap(t, cur, reap_expired, &rc);
@@ -390,10 +474,8 @@ unsigned ks_active_expire(unsigned si, long long now_ms, unsigned budget) {
         expired += expired_here;
     }
     if (expired) {
-        s->version++;
         SINK(expired, expired);
         SINK(expired_active, expired);
     }
-    shard_unlock(si);
     return expired;
 }

@@ -3,18 +3,28 @@
  * A key's shard is its Redis Cluster slot (CRC16 of the key or its {tag},
  * modulo 16384) modulo the shard count. A shard holds one mutex and, for
  * every database, a small hash table of key entries; the lock of a shard
- * covers that shard's table in every database. All db_* functions that take
- * a struct keyref expect the key's shard to be locked by the caller
- * (dispatch does it from the command table's key spec). Commands that touch
- * every key (KEYS, SCAN, FLUSHDB, DBSIZE, SWAPDB) use the ks_* iteration
- * helpers, which lock shards themselves in ascending order.
+ * covers that shard's table in every database. Every db_* function that
+ * takes a struct keyref expects the key's shard to be locked by the caller
+ * (the execution core locks a command's lock set, lockset.h); debug builds
+ * (HK_DEBUG) check it on every call.
  *
- * Expiry is lazy (a lookup of an expired key deletes it) plus an active
- * cycle that each worker runs over its share of the shards. */
+ * Writes. Every change to a key passes db_written() exactly once per
+ * event, before the value changes or as it changes: the mutators below
+ * (db_put, db_delete, db_take, db_set_expire) take the event and call it
+ * themselves; a caller that edits a value in place calls db_written()
+ * first. The hook bumps the key's WATCH version, wakes clients blocked on
+ * it (watch.h), counts the write and hands it to the calling thread's sink
+ * (the running command's context: propagation, later notifications and
+ * client-side caching).
+ *
+ * Expiry is lazy (a lookup of an expired key deletes it, reporting
+ * KEV_EXPIRED) plus an active cycle that each worker runs over its share
+ * of the shards. */
 #ifndef HK_DB_H
 #define HK_DB_H
 
 #include "../core/htable.h"
+#include "events.h"
 #include "kv.h"
 
 #include <pthread.h>
@@ -27,18 +37,17 @@ struct shard {
     uint64_t *nexpires;      /* keys with a TTL, per database */
     uint64_t expire_cursor;  /* active expire progress in expire_db */
     int expire_db;
-    /* Bumped on every write to a key in this shard (any database). */
-    uint64_t version;
-    /* Clients blocked on keys of this shard (BLPOP...): the registry of
-     * src/server/blocking.c, NULL when nobody waits here. */
-    struct bkey *bkeys;
+    /* Journal sequence: bumped once per journal record that touches this
+     * shard, under its lock (src/server/journal.c). */
+    uint64_t jseq;
+    /* Keys watched or waited on in this shard (watch.h); NULL when none. */
+    struct htable *wkeys;
 } __attribute__((aligned(64)));
 
 struct keyspace {
     int ndb;
     unsigned nshards, shard_bits;
     struct shard *shards;
-    /* Statistics the store updates under shard locks; summed on read. */
 };
 
 extern struct keyspace ks;
@@ -58,16 +67,43 @@ void keyref_init(struct keyref *k, int db, const char *key, size_t klen);
 
 void shard_lock(unsigned s);
 void shard_unlock(unsigned s);
-void ks_lock_all(void);
-void ks_unlock_all(void);
+/* 1 when the lock was taken. */
+int shard_trylock(unsigned s);
+
+/* Debug builds track the shards each thread holds, and every keyspace
+ * access asserts its shard is among them. */
+#ifdef HK_DEBUG
+int shard_held(unsigned s);
+void hk_assert_fail(const char *what, const char *file, int line) __attribute__((noreturn));
+#define HK_ASSERT_HELD(s)                                                                                        \
+    do {                                                                                                         \
+        if (!shard_held(s)) hk_assert_fail("key accessed without its shard lock", __FILE__, __LINE__);         \
+    } while (0)
+#else
+#define HK_ASSERT_HELD(s) ((void)0)
+#endif
 
 /* Counters for INFO stats, updated under shard locks by the thread that
  * holds them; per worker in the server, so the store takes a sink. */
 struct store_stats {
     _Atomic unsigned long long expired, hits, misses, dirty, expired_active;
+    /* Built with HK_LOCK_STATS only: contended shard_lock calls and the
+     * time spent waiting in them. */
+    _Atomic unsigned long long lock_contended, lock_wait_ns;
 };
 /* The calling thread's sink (set by workers); NULL means none. */
 extern _Thread_local struct store_stats *store_stats_sink;
+
+/* The write hook's consumer above the store: the context of the command
+ * (or background task) running on this thread. NULL: nobody listens. */
+struct db_sink {
+    void (*on_write)(struct db_sink *sink, const struct keyref *k, int ev);
+};
+extern _Thread_local struct db_sink *db_sink;
+
+/* The write hook; see the file comment. Call it before an in-place edit of
+ * k's value (the mutators below call it themselves). */
+void db_written(const struct keyref *k, int ev);
 
 /* LRU clock: seconds, 24 bits, as stored in each entry's metadata. */
 #define LRU_CLOCK_MAX 0xffffffu
@@ -75,37 +111,39 @@ static inline uint32_t lru_clock(long long now_ms) { return (uint32_t)((now_ms /
 /* Idle time of an entry in milliseconds. */
 long long kv_idle_ms(const struct kv *e, long long now_ms);
 /* When 0, lookups by this thread do not update entries' access clocks
- * (CLIENT NO-TOUCH); dispatch sets it per command. */
+ * (CLIENT NO-TOUCH); the execution core sets it per command. */
 extern _Thread_local int store_touch;
-/* Clock of the running command, for stamping new entries; set by dispatch. */
+/* Clock of the running command, for stamping new entries. */
 extern _Thread_local long long store_now_ms;
 
-/* Find a live key; deletes it first if expired (lazy expiry). */
+/* Find a live key; deletes it first if expired (lazy expiry, KEV_EXPIRED). */
 struct kv *db_find(const struct keyref *k, long long now_ms);
 /* Same, counting a keyspace hit or miss. */
 struct kv *db_find_read(const struct keyref *k, long long now_ms);
-/* Insert or replace the entry for k->key (e must carry that key). Frees
- * the old entry and value. Returns e. */
-struct kv *db_put(const struct keyref *k, struct kv *e);
+/* The entry of k even when logically expired, without side effects
+ * (DEBUG DIGEST-VALUE, OBJECT-like introspection). */
+struct kv *db_peek(const struct keyref *k);
+/* Insert or replace the entry for k->key (e must carry that key),
+ * reporting `ev`. Frees the old entry and value. Returns e. */
+struct kv *db_put(const struct keyref *k, struct kv *e, int ev);
 /* Set the string value of k (expiry `expire`, -1 none), as
- * db_put(k, kv_new_str(...)) would, but overwriting the old entry in place
- * when it has the same shape (kv_overwrite_str). Returns the entry. */
-struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire);
-/* Replace entry old (found for k) with e; old's value is NOT freed (it
+ * db_put(k, kv_new_str(...), ev) would, but overwriting the old entry in
+ * place when it has the same shape (kv_overwrite_str). Returns the entry. */
+struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire, int ev);
+/* Replace entry old (found for k) with e, a re-encoding of the same value
+ * whose change the caller already reported; old's value is NOT freed (it
  * moved into e or the caller owns it). */
 void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e);
-/* Delete the key; returns 1 if it existed (expired keys count as absent). */
-int db_delete(const struct keyref *k, long long now_ms);
-/* Detach the entry without freeing it (RENAME, MOVE, GETDEL). */
-struct kv *db_take(const struct keyref *k, long long now_ms);
-/* Set or clear (-1) the expiry of entry e of key k; returns the entry. */
-struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms);
-/* Record a write to k (version bump, dirty counter). */
-void db_touch_write(const struct keyref *k);
-/* Called (shard locked) when a key of a shard with blocked clients was
- * written; key NULL means every key of db in that shard (SWAPDB). Set by
- * src/server/blocking.c; NULL when no blocking support is linked. */
-extern void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t klen);
+/* Delete the key, reporting `ev` (KEV_DEL for DEL; an emptied aggregate
+ * reports KEV_DEL after its own event). Returns 1 if it existed (expired
+ * keys count as absent). */
+int db_delete(const struct keyref *k, long long now_ms, int ev);
+/* Detach the entry without freeing it (RENAME, MOVE), reporting `ev`. */
+struct kv *db_take(const struct keyref *k, long long now_ms, int ev);
+/* Set or clear (-1) the expiry of entry e of key k, reporting `ev`
+ * (KEV_EXPIRE, KEV_PERSIST, or KEV_NONE when the caller reported the
+ * change already); returns the (possibly moved) entry. */
+struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms, int ev);
 
 /* Warm the CPU caches for the lookups of n keys about to run (a pipeline's
  * keys, or a multi-key command's). A lookup of a random key walks a chain
@@ -120,22 +158,28 @@ extern void (*db_ready_hook)(unsigned shard, int db, const char *key, size_t kle
  * whose table changes between the steps is simply not prefetched. */
 void db_prefetch(const struct keyref *k, int n, int locked);
 
-/* Whole-keyspace helpers. Each locks what it needs. */
-unsigned long long ks_dbsize(int db);
-unsigned long long ks_expires(int db);
-/* Flush one database (db >= 0) or all (db < 0); returns the detached
- * tables for the caller to free (sync or in the background). */
+/* Whole-keyspace helpers. With `locked` the caller holds every shard;
+ * otherwise they lock one shard at a time (the caller holding none). */
+unsigned long long ks_dbsize(int db, int locked);
+unsigned long long ks_expires(int db, int locked);
+/* Flush one database (db >= 0) or all (db < 0), every shard locked by the
+ * caller; watched keys that existed are signaled. Returns the detached
+ * tables for the caller to free (sync or in the background, after
+ * unlocking). */
 struct flushed;
 struct flushed *ks_flush(int db);
 void ks_flushed_free(struct flushed *f);
-int ks_swapdb(int a, int b);
+/* Swap databases a and b, every shard locked by the caller; watched keys
+ * present in either are signaled, blocked clients of both are woken. */
+void ks_swapdb(int a, int b);
 
 /* Called with shard s locked: visit every live key of db in bucket order
  * from cursor; see ht_scan for the guarantee. */
 uint64_t shard_scan(unsigned s, int db, uint64_t cursor, void (*fn)(struct kv *e, void *ctx), void *ctx);
-/* Active expiry on shard s: examine up to `budget` entries; returns the
- * number of keys expired. Locks the shard itself. */
-unsigned ks_active_expire(unsigned s, long long now_ms, unsigned budget);
+/* Active expiry on shard s (locked by the caller): examine up to `budget`
+ * entries, deleting expired ones (KEV_EXPIRED each); returns the number
+ * of keys expired. */
+unsigned shard_active_expire(unsigned s, long long now_ms, unsigned budget);
 
 static inline unsigned ks_shard_of(const char *key, size_t klen) {
     extern unsigned hk_key_slot(const char *, size_t);

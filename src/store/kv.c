@@ -3,10 +3,23 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "../types/digest.h"
+#include "../types/types.h"
 
-static const struct obj_ops *ops_by_type[8];
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
 
-void obj_register(int type, const struct obj_ops *ops) { ops_by_type[type] = ops; }
+/* The table entry of e's type. Entries are only ever created for types
+ * the table has, so a missing one is a corrupted entry. */
+static const struct type_ops *ops_of(const struct kv *e) {
+    const struct type_ops *t = type_table[kv_type(e)];
+    if (!t) {
+        fprintf(stderr, "kv: entry of unknown type %d\n", kv_type(e));
+        abort();
+    }
+    return t;
+}
 
 static size_t header_size(size_t klen, long long expire) {
     return offsetof(struct kv, data) + (expire >= 0 ? 8 : 0) + (klen >= 255 ? 4 : 0) + klen;
@@ -79,22 +92,35 @@ struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t v
     return e;
 }
 
-int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
+/* The encoding kv_new_str would pick for val, and its integer. */
+static int str_encoding(const char *val, size_t vlen, long long *v) {
+    if (vlen <= 20 && hk_str2ll(val, vlen, v)) return ENC_INT;
+    return vlen <= KV_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
+}
+
+int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire) {
     if (kv_type(e) != OBJ_STRING || (expire >= 0) != (kv_has_expire(e) != 0)) return 0;
     long long v = 0;
-    int enc = vlen <= 20 && hk_str2ll(val, vlen, &v) ? ENC_INT : vlen <= KV_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
+    int enc = str_encoding(val, vlen, &v);
     if (kv_enc(e) != enc) return 0;
+    /* Another length would be another allocation size. */
+    if (enc == ENC_EMBSTR) return (size_t)(e->flags >> KV_EMBLEN_SHIFT) == vlen;
+    /* Only a buffer of the size class rawstr_new would pick: one grown by
+     * APPEND keeps its slack otherwise (MEMORY USAGE would show it). */
+    if (enc == ENC_RAW) return hk_usable_size(kv_ptr(e)) == hk_good_size(sizeof(struct rawstr) + vlen + 1);
+    return 1;
+}
+
+int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
+    if (!kv_same_shape_str(e, val, vlen, expire)) return 0;
+    long long v = 0;
+    int enc = str_encoding(val, vlen, &v);
     if (enc == ENC_INT) {
         memcpy(kv_val(e), &v, 8);
     } else if (enc == ENC_EMBSTR) {
-        /* Another length would be another allocation size. */
-        if ((size_t)(e->flags >> KV_EMBLEN_SHIFT) != vlen) return 0;
         memcpy(kv_val(e), val, vlen);
     } else {
         struct rawstr *s = kv_ptr(e);
-        /* Only a buffer of the size class rawstr_new would pick: one grown
-         * by APPEND keeps its slack otherwise (MEMORY USAGE would show it). */
-        if (hk_usable_size(s) != hk_good_size(sizeof(*s) + vlen + 1)) return 0;
         memcpy(s->buf, val, vlen);
         s->buf[vlen] = '\0';
         s->len = (uint32_t)vlen;
@@ -134,12 +160,7 @@ struct kv *kv_with_expire(struct kv *e, long long expire) { return kv_move(e, kv
 void kv_free_shell(struct kv *e) { hk_free(e); }
 
 void kv_free(struct kv *e) {
-    int t = kv_type(e), enc = kv_enc(e);
-    if (t == OBJ_STRING) {
-        if (enc == ENC_RAW) hk_free(kv_ptr(e));
-    } else if (ops_by_type[t] && ops_by_type[t]->free) {
-        ops_by_type[t]->free(kv_ptr(e), enc);
-    }
+    ops_of(e)->free(e);
     hk_free(e);
 }
 
@@ -178,40 +199,16 @@ int kv_str_ll(const struct kv *e, long long *v) {
 }
 
 struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
-    int t = kv_type(e), enc = kv_enc(e);
-    if (t == OBJ_STRING) {
-        if (enc == ENC_RAW) {
-            const struct rawstr *s = kv_ptr(e);
-            return kv_new_ptr(key, klen, t, enc, rawstr_new(s->buf, s->len, s->len), expire);
-        }
-        size_t vs = kv_val_size(e);
-        struct kv *n = kv_new(key, klen, t, enc, expire, vs);
-        n->flags |= e->flags & ~(uint8_t)(KV_F_EXPIRE | KV_F_BIGKEY);
-        memcpy(kv_val(n), kv_val(e), vs);
-        return n;
-    }
-    void *copy = ops_by_type[t]->dup(kv_ptr(e), enc);
-    return kv_new_ptr(key, klen, t, enc, copy, expire);
+    return ops_of(e)->dup(e, key, klen, expire);
 }
 
 size_t kv_usage(const struct kv *e, size_t samples) {
-    size_t n = hk_usable_size((void *)e) + sizeof(struct hnode *);
-    int t = kv_type(e), enc = kv_enc(e);
-    if (t == OBJ_STRING) {
-        if (enc == ENC_RAW) n += hk_usable_size(kv_ptr(e));
-    } else if (ops_by_type[t] && ops_by_type[t]->usage) {
-        n += ops_by_type[t]->usage(kv_ptr(e), enc, samples);
-    }
-    return n;
+    return hk_usable_size((void *)e) + sizeof(struct hnode *) + ops_of(e)->usage(e, samples);
 }
 
 const char *obj_type_name(int type) {
+    if (type >= 0 && type < OBJ_TYPE_MAX && type_table[type]) return type_table[type]->name;
     switch (type) {
-    case OBJ_STRING: return "string";
-    case OBJ_LIST: return "list";
-    case OBJ_SET: return "set";
-    case OBJ_ZSET: return "zset";
-    case OBJ_HASH: return "hash";
     case OBJ_STREAM: return "stream";
     case OBJ_VSET: return "vectorset";
     default: return "unknown";
@@ -231,4 +228,20 @@ const char *obj_enc_name(int enc) {
     case ENC_LISTPACK: return "listpack";
     default: return "unknown";
     }
+}
+
+void kv_digest_value(const struct kv *e, unsigned char digest[20]) {
+    /* As Redis: the type (network order), the value, and a marker when
+     * the key has a TTL (not its time, so a replica or a replay whose
+     * clock differs still matches). */
+    uint32_t t = htonl((uint32_t)kv_type(e));
+    dg_mix(digest, &t, sizeof(t));
+    ops_of(e)->digest(e, digest);
+    if (kv_has_expire(e)) dg_xor(digest, "!!expire!!", 10);
+}
+
+void kv_digest(const struct kv *e, unsigned char digest[20]) {
+    memset(digest, 0, 20);
+    dg_mix(digest, kv_key(e), kv_keylen(e));
+    kv_digest_value(e, digest);
 }

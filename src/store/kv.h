@@ -121,6 +121,8 @@ void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len);
  * overwrites a value of the same shape then costs no allocation. Returns 0
  * (e untouched) when it is not. e's clock is left to the caller. */
 int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire);
+/* Whether kv_overwrite_str(e, ...) would succeed (it changes nothing). */
+int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire);
 /* Integer value of a string entry if it holds a canonical integer. */
 int kv_str_ll(const struct kv *e, long long *v);
 /* Make a string entry's value a raw heap string (for in-place updates);
@@ -129,17 +131,18 @@ int kv_str_ll(const struct kv *e, long long *v);
 struct rawstr *rawstr_new(const char *p, size_t len, size_t cap);
 struct rawstr *rawstr_reserve(struct rawstr *s, size_t want);
 
-/* Value lifecycle by type; aggregate families register their handlers. */
-struct obj_ops {
-    void (*free)(void *ptr, int enc);
-    size_t (*usage)(const void *ptr, int enc, size_t samples);
-    void *(*dup)(const void *ptr, int enc);
-};
-void obj_register(int type, const struct obj_ops *ops);
-/* Deep copy of e's value (COPY); for strings a new entry-independent value. */
+/* Value lifecycle by type, through the static table of src/types/types.h. */
+/* Deep copy of e under another key (COPY): a new, unlinked entry. */
 struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long expire);
+/* Bytes of the entry, its table slot and its value (MEMORY USAGE). */
 size_t kv_usage(const struct kv *e, size_t samples);
+/* TYPE's name of a type ("string", "list", ...). */
 const char *obj_type_name(int type);
 const char *obj_enc_name(int enc);
+/* Mix entry e (its key, type, value and whether it has a TTL) into a
+ * fresh 20-byte digest, as Redis's DEBUG DIGEST does for one key. */
+void kv_digest(const struct kv *e, unsigned char digest[20]);
+/* The value part of kv_digest only (DEBUG DIGEST-VALUE). */
+void kv_digest_value(const struct kv *e, unsigned char digest[20]);
 
 #endif

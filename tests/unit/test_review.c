@@ -59,21 +59,23 @@ static void test_multibulk_reparse_after_pause(void) {
  * keys left there, so the cycle never came back to it). */
 static void test_active_expire_shrinks_the_emptied_table(void) {
     ks_init(4, 1);
+    shard_lock(0);
     char key[32];
     for (int i = 0; i < 1000; i++) {
         struct keyref k;
         int n = snprintf(key, sizeof(key), "gone:%d", i);
         keyref_init(&k, 0, key, (size_t)n);
-        db_put(&k, kv_new_str(key, (size_t)n, "v", 1, 5));
+        db_put(&k, kv_new_str(key, (size_t)n, "v", 1, 5), KEV_SET);
         n = snprintf(key, sizeof(key), "stay:%d", i);
         keyref_init(&k, 1, key, (size_t)n);
-        db_put(&k, kv_new_str(key, (size_t)n, "v", 1, 1LL << 50));
+        db_put(&k, kv_new_str(key, (size_t)n, "v", 1, 1LL << 50), KEV_SET);
     }
     CHECK(ks.shards[0].tables[0].buckets != NULL);
-    CHECK_EQ_LL(ks_active_expire(0, 1000, 1500), 1000);
+    CHECK_EQ_LL(shard_active_expire(0, 1000, 1500), 1000);
     CHECK_EQ_LL(ks.shards[0].tables[0].count, 0);
     CHECK(ks.shards[0].tables[0].buckets == NULL);
     CHECK_EQ_LL(ks.shards[0].tables[1].count, 1000);
+    shard_unlock(0);
 }
 
 int main(void) {

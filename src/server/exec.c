@@ -1,0 +1,415 @@
+/* exec.c - running a command on a context: keys, lock set, write sink,
+ * propagation and the journal append; see exec.h. This file does not know
+ * connections: dispatch.c turns a request into a context and calls
+ * exec_command, blocking.c does the same for a woken client. */
+#include "exec.h"
+
+#include "../core/alloc.h"
+#include "../core/util.h"
+#include "journal.h"
+#include "server.h"
+
+#include <string.h>
+
+/* ---- contexts ------------------------------------------------------- */
+
+static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev);
+
+void ctx_init(struct cmd_ctx *c) {
+    memset(c, 0, sizeof(*c));
+    c->sink.on_write = ctx_on_write;
+    c->keys = c->keys_inl;
+    c->kpos = c->kpos_inl;
+    c->kcap = CTX_KEYS_INLINE;
+    ls_init(&c->own_ls);
+    c->ls = &c->own_ls;
+    c->prop = &c->own_prop;
+    c->resp = 2;
+}
+
+static void keys_shrink(struct cmd_ctx *c) {
+    if (c->keys == c->keys_inl) return;
+    hk_free(c->keys);
+    hk_free(c->kpos);
+    c->keys = c->keys_inl;
+    c->kpos = c->kpos_inl;
+    c->kcap = CTX_KEYS_INLINE;
+}
+
+void ctx_destroy(struct cmd_ctx *c) {
+    keys_shrink(c);
+    ls_destroy(&c->own_ls);
+    hk_free(c->own_prop.buf);
+    c->own_prop.buf = NULL;
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+int command_keys(const struct command *cmd, const hk_slice *argv, int argc, int *idx) {
+    if (cmd->getkeys) return cmd->getkeys(argv, argc, idx, argc);
+    int n = 0;
+    if (cmd->first > 0) {
+        int last = cmd->last < 0 ? argc + cmd->last : cmd->last;
+        for (int i = cmd->first; i <= last && i < argc; i += cmd->step) idx[n++] = i;
+    }
+    if (cmd->numkeys_at > 0) {
+        /* "numkeys key [key ...]": the count at numkeys_at, keys after it. */
+        long long nk;
+        int at = cmd->numkeys_at;
+        if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk)) return -1;
+        if (nk < 0 || nk > argc - at - 1) return -1;
+        for (int i = 0; i < nk; i++) idx[n++] = at + 1 + i;
+    }
+    return n;
+}
+
+static void keys_reserve(struct cmd_ctx *c, int n) {
+    if (n <= c->kcap) return;
+    if (c->keys != c->keys_inl) {
+        hk_free(c->keys);
+        hk_free(c->kpos);
+    }
+    c->keys = hk_malloc((size_t)n * sizeof(struct keyref));
+    c->kpos = hk_malloc((size_t)n * sizeof(int));
+    c->kcap = n;
+}
+
+/* Resolve argv[i] into r: from the prefetch pass when it is its next key
+ * (the very bytes of this argument), else hash it now. */
+static inline void resolve_one(struct cmd_ctx *c, int i, struct keyref *r) {
+    const hk_slice *a = &c->argv[i];
+    if (c->warm_i < c->warm_n) {
+        const struct keyref *w = &c->warm[c->warm_i];
+        if (w->key == a->ptr && w->klen == a->len) {
+            *r = *w;
+            r->db = c->db;
+            c->warm_i++;
+            return;
+        }
+    }
+    keyref_init(r, c->db, a->ptr, a->len);
+}
+
+/* Fill c->keys from the key spec and add their shards to ls. */
+static void resolve_keys(struct cmd_ctx *c, struct lockset *ls) {
+    c->nkeys = 0;
+    c->khint = 0;
+    const struct command *cmd = c->cmd;
+    if (cmd->flags & (CMD_ALL_SHARDS | CMD_SHARDWISE)) return;
+    if (!cmd->getkeys && !cmd->numkeys_at) {
+        /* The common case: a plain key range, no index array needed. */
+        if (cmd->first <= 0) return;
+        int last = cmd->last < 0 ? c->argc + cmd->last : cmd->last;
+        int n = 0;
+        for (int i = cmd->first; i <= last && i < c->argc; i += cmd->step) n++;
+        keys_reserve(c, n);
+        for (int i = cmd->first, j = 0; j < n; i += cmd->step, j++) {
+            c->kpos[j] = i;
+            resolve_one(c, i, &c->keys[j]);
+            ls_add(ls, c->keys[j].shard);
+        }
+        c->nkeys = n;
+        return;
+    }
+    keys_reserve(c, c->argc);
+    int n = command_keys(cmd, c->argv, c->argc, c->kpos);
+    if (n <= 0) return;
+    for (int j = 0; j < n; j++) {
+        resolve_one(c, c->kpos[j], &c->keys[j]);
+        ls_add(ls, c->keys[j].shard);
+    }
+    c->nkeys = n;
+}
+
+/* ---- propagation ------------------------------------------------------ */
+
+static void prop_reset(struct prop *p, int db) {
+    p->len = 0;
+    p->ncmds = 0;
+    p->start_db = p->cur_db = db;
+}
+
+static void prop_raw(struct prop *p, const void *data, size_t n) {
+    if (p->len + n > p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 256;
+        while (cap < p->len + n) cap *= 2;
+        p->buf = hk_realloc(p->buf, cap);
+        p->cap = cap;
+    }
+    memcpy(p->buf + p->len, data, n);
+    p->len += n;
+}
+
+static void prop_header(struct prop *p, char type, long long n) {
+    char buf[32];
+    buf[0] = type;
+    int l = hk_ll2str(buf + 1, n);
+    buf[1 + l] = '\r';
+    buf[2 + l] = '\n';
+    prop_raw(p, buf, (size_t)l + 3);
+}
+
+static void prop_bulk(struct prop *p, const void *s, size_t n) {
+    prop_header(p, '$', (long long)n);
+    prop_raw(p, s, n);
+    prop_raw(p, "\r\n", 2);
+}
+
+/* Start a command of argc arguments in database db. */
+static void prop_start(struct prop *p, int db, int argc) {
+    if (p->ncmds == 0 && p->len == 0) {
+        p->start_db = p->cur_db = db;
+    } else if (db != p->cur_db) {
+        char num[HK_LONG_STR_SIZE];
+        int nl = hk_ll2str(num, db);
+        prop_header(p, '*', 2);
+        prop_bulk(p, "SELECT", 6);
+        prop_bulk(p, num, (size_t)nl);
+        p->cur_db = db;
+    }
+    prop_header(p, '*', argc);
+    p->ncmds++;
+}
+
+void prop_begin(struct cmd_ctx *c, int argc) {
+    c->flags |= CTX_PROP_CUSTOM;
+    if (!(c->flags & CTX_JOURNAL)) return;
+    prop_start(c->prop, c->db, argc);
+}
+
+void prop_arg(struct cmd_ctx *c, const void *p, size_t len) {
+    if (!(c->flags & CTX_JOURNAL)) return;
+    prop_bulk(c->prop, p, len);
+}
+
+void prop_arg_ll(struct cmd_ctx *c, long long v) {
+    if (!(c->flags & CTX_JOURNAL)) return;
+    char buf[HK_LONG_STR_SIZE];
+    int n = hk_ll2str(buf, v);
+    prop_bulk(c->prop, buf, (size_t)n);
+}
+
+void prop_cmd(struct cmd_ctx *c, const char *name, int n, const hk_slice *args) {
+    prop_begin(c, n + 1);
+    prop_arg_cstr(c, name);
+    for (int i = 0; i < n; i++) prop_arg_slice(c, &args[i]);
+}
+
+void prop_argv(struct cmd_ctx *c) {
+    prop_begin(c, c->argc);
+    for (int i = 0; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+}
+
+/* The write hook's consumer: count what the handler changed; keys found
+ * expired (or, later, evicted) on the way propagate as DEL of their own,
+ * ahead of the command, whatever the command propagates itself. */
+static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev) {
+    struct cmd_ctx *c = (struct cmd_ctx *)sink;
+    if (ev == KEV_EXPIRED || ev == KEV_EVICTED) {
+        if ((c->flags & (CTX_JOURNAL | CTX_REPLAY)) == CTX_JOURNAL) {
+            prop_start(c->prop, k->db, 2);
+            prop_bulk(c->prop, "DEL", 3);
+            prop_bulk(c->prop, k->key, k->klen);
+        }
+        return;
+    }
+    c->dirty++;
+}
+
+/* After the handler: the default propagation, then the journal append
+ * (outermost context only; a nested one's output is its parent's). */
+static void prop_finish(struct cmd_ctx *c) {
+    if (!(c->flags & CTX_JOURNAL)) return;
+    if (c->flags & CTX_REPLAY) {
+        c->prop->len = 0;
+        return;
+    }
+    if (c->dirty && !(c->flags & CTX_PROP_CUSTOM)) prop_argv(c);
+}
+
+static void journal_flush(struct cmd_ctx *c, const struct lockset *ls, unsigned one) {
+    struct prop *p = c->prop;
+    if (p->len && c->w) journal_append(c->w->id, ls, one, p->start_db, p->cur_db, p->buf, p->len);
+    prop_reset(p, c->db);
+}
+
+/* ---- deferred work ---------------------------------------------------- */
+
+struct deferred {
+    struct deferred *next;
+    void (*fn)(void *arg);
+    void *arg;
+};
+
+void exec_after_unlock(struct cmd_ctx *c, void (*fn)(void *arg), void *arg) {
+    struct deferred *d = hk_malloc(sizeof(*d));
+    d->fn = fn;
+    d->arg = arg;
+    d->next = c->deferred;
+    c->deferred = d;
+}
+
+static void run_deferred(struct cmd_ctx *c) {
+    while (c->deferred) {
+        struct deferred *d = c->deferred;
+        c->deferred = d->next;
+        d->fn(d->arg);
+        hk_free(d);
+    }
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static inline void run_handler(struct cmd_ctx *c) {
+    store_now_ms = c->now_ms;
+    store_touch = !(c->flags & CTX_NO_TOUCH) || (c->cmd->flags & CMD_TOUCH_ALWAYS);
+    struct db_sink *saved = db_sink;
+    db_sink = &c->sink;
+    c->cmd->proc(c);
+    db_sink = saved;
+}
+
+long long exec_command(struct cmd_ctx *c) {
+    const struct command *cmd = c->cmd;
+    struct lockset *ls = &c->own_ls;
+    c->errors = 0;
+    c->dirty = 0;
+    c->flags &= ~(CTX_PROP_CUSTOM | CTX_JOURNAL | CTX_NESTED);
+    c->ls = ls;
+    c->prop = &c->own_prop;
+    ls_clear(ls);
+    resolve_keys(c, ls);
+    if (cmd->flags & CMD_ALL_SHARDS) ls_add_all(ls);
+    if (ls_count(ls)) {
+        ls_acquire(ls);
+        /* Read under the locks: the flag only flips with every shard held. */
+        if (journal_enabled()) c->flags |= CTX_JOURNAL;
+        /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys up
+         * one after the other: warm them all first so their cache misses
+         * overlap, unless a pipeline pass already did. */
+        if (c->nkeys > 1 && !(c->flags & CTX_KEYS_WARM))
+            db_prefetch(c->keys, c->nkeys < PREFETCH_MAX_KEYS ? c->nkeys : PREFETCH_MAX_KEYS, 1);
+    }
+    if (c->flags & CTX_JOURNAL) prop_reset(c->prop, c->db);
+    long long t0 = hk_clock_ns();
+    run_handler(c);
+    long long dt = hk_clock_ns() - t0;
+    if (c->flags & CTX_JOURNAL) {
+        prop_finish(c);
+        journal_flush(c, ls, 0);
+    }
+    if (c->before_unlock) c->before_unlock(c);
+    ls_release(ls);
+    if (c->deferred) run_deferred(c);
+    if (c->kcap > 1024) keys_shrink(c);
+    return dt;
+}
+
+int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, int argc) {
+    struct cmd_ctx n;
+    ctx_init(&n);
+    n.cmd = cmd;
+    n.argv = argv;
+    n.argc = argc;
+    n.db = p->db;
+    n.resp = p->resp;
+    n.now_ms = p->now_ms;
+    n.flags = (p->flags & (CTX_DENY_BLOCKING | CTX_NO_TOUCH | CTX_MUTED | CTX_JOURNAL | CTX_REPLAY)) | CTX_NESTED;
+    n.ls = p->ls;
+    n.prop = p->prop;
+    n.out = p->out;
+    n.cl = p->cl;
+    n.w = p->w;
+    int st = HK_OK;
+    if (cmd->flags & (CMD_ALL_SHARDS | CMD_SHARDWISE)) {
+        if (!p->ls->all) st = HK_ERR_LOCK_CONFLICT;
+    } else {
+        struct lockset want;
+        ls_init(&want);
+        resolve_keys(&n, &want);
+        for (unsigned i = 0; i < want.n && st == HK_OK; i++)
+            if (!ls_extend(p->ls, want.s[i])) st = HK_ERR_LOCK_CONFLICT;
+        ls_destroy(&want);
+    }
+    if (st != HK_OK) {
+        p->errors++;
+        ctx_destroy(&n);
+        return st;
+    }
+    int before = p->prop->ncmds;
+    run_handler(&n);
+    if (n.flags & CTX_JOURNAL) prop_finish(&n);
+    p->dirty += n.dirty;
+    p->errors += n.errors;
+    p->db = n.db; /* SELECT inside a transaction sticks */
+    /* The inner command described the effect: the outer one's own argv
+     * (BLPOP, EXEC...) must not propagate on top of it. */
+    if (n.dirty || p->prop->ncmds != before) p->flags |= CTX_PROP_CUSTOM;
+    /* Deferred work waits for the outermost context's unlock. */
+    while (n.deferred) {
+        struct deferred *d = n.deferred;
+        n.deferred = d->next;
+        d->next = p->deferred;
+        p->deferred = d;
+    }
+    n.prop = &n.own_prop;
+    ctx_destroy(&n);
+    return HK_OK;
+}
+
+int exec_shard_enter(struct cmd_ctx *c, unsigned s) {
+    if (ls_holds(c->ls, s) && (c->ls->held || (c->flags & CTX_NESTED))) return 1;
+    if (c->flags & CTX_NESTED) return 0;
+    shard_lock(s);
+    if (journal_enabled()) c->flags |= CTX_JOURNAL;
+    else c->flags &= ~CTX_JOURNAL;
+    if (c->flags & CTX_JOURNAL) prop_reset(c->prop, c->db);
+    return 1;
+}
+
+void exec_shard_leave(struct cmd_ctx *c, unsigned s) {
+    if (ls_holds(c->ls, s) && (c->ls->held || (c->flags & CTX_NESTED))) return;
+    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
+    shard_unlock(s);
+}
+
+int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *arg), void *arg) {
+    if (c->ls->all && (c->ls->held || (c->flags & CTX_NESTED))) {
+        fn(c, arg);
+        return HK_OK;
+    }
+    if ((c->flags & CTX_NESTED) || c->ls->held) return HK_ERR_LOCK_CONFLICT;
+    struct lockset all;
+    ls_init(&all);
+    ls_add_all(&all);
+    ls_acquire(&all);
+    struct lockset *saved = c->ls;
+    c->ls = &all;
+    fn(c, arg);
+    c->ls = saved;
+    ls_release(&all);
+    return HK_OK;
+}
+
+unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget) {
+    struct cmd_ctx *c = w->sys_ctx;
+    if (!c) {
+        c = w->sys_ctx = hk_malloc(sizeof(*c));
+        ctx_init(c);
+        c->w = w;
+    }
+    c->flags = 0;
+    c->now_ms = now_ms;
+    shard_lock(s);
+    if (journal_enabled()) {
+        c->flags |= CTX_JOURNAL;
+        prop_reset(c->prop, 0);
+    }
+    struct db_sink *saved = db_sink;
+    db_sink = &c->sink;
+    unsigned n = shard_active_expire(s, now_ms, budget);
+    db_sink = saved;
+    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
+    shard_unlock(s);
+    return n;
+}

@@ -1,0 +1,213 @@
+/* exec.h - the one way a command runs: its context, its locks, what it
+ * wrote and what it propagates.
+ *
+ * Whoever runs a command (a connection, a blocked client being retried,
+ * and later EXEC, a script's redis.call, AOF loading, a replica applying
+ * its stream) fills a struct cmd_ctx and calls exec_command(). Handlers
+ * see only the context: its argv, database, protocol, clock, the keys of
+ * the command already resolved to shard and hash, and a reply sink (the
+ * connection's output buffer, or a capture buffer). exec_command:
+ *
+ *   1. resolves the command's keys from argv with the table's key spec
+ *      (command_keys: no client needed, so EXEC and the prefetch pass use
+ *      it too);
+ *   2. builds the lock set and acquires it in ascending shard order, or,
+ *      for a nested command (EXEC, scripts, a served blocking pop), checks
+ *      that the outer context's set covers it (extending it only where
+ *      that cannot deadlock);
+ *   3. runs the handler with the context as the store's write sink, so
+ *      every db_written() event lands here;
+ *   4. appends what the command propagates to the journal while the locks
+ *      are still held (journal.h), then releases them.
+ *
+ * Propagation. A command that wrote (reported at least one event other
+ * than an expiry) propagates its argv unless the handler chose otherwise:
+ * prop_* below replace the default with commands that reproduce the
+ * effect exactly (SPOP -> SREM, relative TTLs -> absolute, INCRBYFLOAT ->
+ * SET KEEPTTL, blocking pops -> their plain form). A command that wrote
+ * nothing propagates nothing; keys found expired on the way propagate as
+ * DEL before the command. All of it costs nothing while no journal
+ * consumer is attached (CTX_JOURNAL clear).
+ *
+ * Whole-keyspace commands. CMD_ALL_SHARDS commands (FLUSHALL, FLUSHDB,
+ * SWAPDB) run with every shard locked. CMD_SHARDWISE commands (KEYS, SCAN,
+ * DBSIZE, RANDOMKEY) lock nothing up front and visit shards with
+ * exec_shard_enter/leave, which lock a shard only when the context does
+ * not hold it already: inside a transaction holding everything they lock
+ * nothing.
+ *
+ * A context is owned by the thread that runs it. */
+#ifndef HK_EXEC_H
+#define HK_EXEC_H
+
+#include "../core/status.h"
+#include "../proto/outbuf.h"
+#include "../store/db.h"
+#include "../store/lockset.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct client;
+struct worker;
+struct command;
+
+typedef struct hk_slice {
+    const char *ptr;
+    size_t len;
+} hk_slice;
+
+/* Context flags. */
+#define CTX_RETRY (1u << 0)          /* wake-up re-run of a blocked command */
+#define CTX_DENY_BLOCKING (1u << 1)  /* blocking commands answer as their non-blocking form */
+#define CTX_NO_TOUCH (1u << 2)       /* lookups leave access clocks alone (CLIENT NO-TOUCH) */
+#define CTX_MUTED (1u << 3)          /* replies are discarded (CLIENT REPLY OFF/SKIP) */
+#define CTX_KEYS_WARM (1u << 4)      /* a pipeline pass prefetched these keys */
+#define CTX_NESTED (1u << 5)         /* runs under an outer context's locks */
+#define CTX_JOURNAL (1u << 6)        /* a journal consumer is attached: record propagation */
+#define CTX_PROP_CUSTOM (1u << 7)    /* the handler chose what to propagate */
+#define CTX_REPLAY (1u << 8)         /* replaying a journal/AOF: propagate nothing */
+
+/* Keys resolved without allocating; more go to the heap. */
+#define CTX_KEYS_INLINE 16
+
+/* What a context propagates: RESP-encoded commands, in execution order.
+ * start_db is the database of the first one; a command for another
+ * database is preceded by a SELECT. */
+struct prop {
+    char *buf;
+    size_t len, cap;
+    int start_db, cur_db;
+    int ncmds;
+};
+
+struct cmd_ctx {
+    /* First: the store's write hook reaches the context through it. */
+    struct db_sink sink;
+    const struct command *cmd;
+    int argc;
+    hk_slice *argv;
+    int db;
+    int resp;
+    unsigned flags;
+    long long now_ms;
+    /* The command's keys: keys[i] is argv[kpos[i]], in key-spec order. */
+    struct keyref *keys;
+    int *kpos;
+    int nkeys, kcap, khint;
+    struct keyref keys_inl[CTX_KEYS_INLINE];
+    int kpos_inl[CTX_KEYS_INLINE];
+    /* Keys a prefetch pass already hashed, in request order (dispatch):
+     * resolution takes them one by one while they are the very argument
+     * bytes. */
+    const struct keyref *warm;
+    int warm_n, warm_i;
+    /* The lock set in force: own, or an outer context's when nested. */
+    struct lockset own_ls;
+    struct lockset *ls;
+    /* Reply sink and the error replies written into it. */
+    struct outbuf *out;
+    int errors;
+    /* Who runs it: the connection (NULL for replay) and the worker (NULL
+     * off the worker threads), for statistics and connection commands. */
+    struct client *cl;
+    struct worker *w;
+    /* Events the handler reported (expiries excluded). */
+    unsigned long long dirty;
+    /* Propagation: own buffer, or the outer context's when nested. */
+    struct prop own_prop;
+    struct prop *prop;
+    /* Run by exec_command after the handler, locks still held (the
+     * blocking retry leaves its FIFOs here). */
+    void (*before_unlock)(struct cmd_ctx *c);
+    void *udata; /* for before_unlock */
+    /* Work deferred until the locks are released (exec_after_unlock). */
+    struct deferred *deferred;
+};
+
+/* Set a context up for repeated use (a connection keeps one). */
+void ctx_init(struct cmd_ctx *c);
+void ctx_destroy(struct cmd_ctx *c);
+
+/* Run c->cmd on c->argv/argc (validated by the caller: lookup, arity,
+ * auth). Locks, runs, journals, unlocks. Returns the handler's time in ns. */
+long long exec_command(struct cmd_ctx *c);
+
+/* Run `cmd` with `argv` inside parent (locks held): a blocking command
+ * served through its plain form, and later EXEC and scripts. Replies go to
+ * the parent's sink; propagation defaults to this argv (argv[0] should
+ * name cmd) and replaces the parent's own. Returns HK_OK, or
+ * HK_ERR_LOCK_CONFLICT (replied) when its shards cannot be held. */
+int exec_nested(struct cmd_ctx *parent, const struct command *cmd, hk_slice *argv, int argc);
+
+/* Key positions of argv for cmd (key spec, numkeys column or custom
+ * finder): fills idx (room for argc entries), returns the count, or -1
+ * when the arguments are malformed (the handler reports it). */
+int command_keys(const struct command *cmd, const hk_slice *argv, int argc, int *idx);
+
+/* argv[i] as a key of the context's database: the resolved key when i is
+ * one of the command's keys, else computed now (it must then live in a
+ * held shard: same tag, or an index whose shard the command locked). */
+static inline void key_of(struct cmd_ctx *c, int i, struct keyref *k) {
+    if (c->khint < c->nkeys && c->kpos[c->khint] == i) {
+        *k = c->keys[c->khint++];
+        return;
+    }
+    for (int j = 0; j < c->nkeys; j++)
+        if (c->kpos[j] == i) {
+            *k = c->keys[j];
+            c->khint = j + 1;
+            return;
+        }
+    keyref_init(k, c->db, c->argv[i].ptr, c->argv[i].len);
+}
+
+/* Shard-by-shard access for CMD_SHARDWISE commands: lock shard s unless
+ * the context holds it. Returns 0 (nothing locked) when s cannot be taken
+ * safely under an outer lock set. */
+int exec_shard_enter(struct cmd_ctx *c, unsigned s);
+/* Journal what was propagated under shard s, and unlock it if entered did. */
+void exec_shard_leave(struct cmd_ctx *c, unsigned s);
+/* Run fn(arg) once the command's locks are released (on this thread):
+ * freeing a flushed database must not stall every other worker. */
+void exec_after_unlock(struct cmd_ctx *c, void (*fn)(void *arg), void *arg);
+
+/* Whether the context holds every shard (the `locked` argument of the
+ * store's whole-keyspace helpers, ks_dbsize and friends). */
+static inline int exec_holds_all(const struct cmd_ctx *c) {
+    return c->ls->all && (c->ls->held || (c->flags & CTX_NESTED));
+}
+/* Run fn with every shard held (DEBUG DIGEST, DEBUG JOURNAL START), for a
+ * command without keys: locks them all when the context holds none.
+ * Returns HK_OK, or HK_ERR_LOCK_CONFLICT (nothing run, nothing replied)
+ * under an outer set that is not every shard. */
+int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *arg), void *arg);
+
+/* Active expiry of shard s on worker w's cron: locks the shard, expires
+ * up to `budget` entries' worth, journals their DELs, unlocks. Returns
+ * the number of keys expired. */
+unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget);
+
+/* ---- propagation ---------------------------------------------------- */
+
+/* The handler decides what propagates; with nothing added, nothing does. */
+static inline void prop_custom(struct cmd_ctx *c) { c->flags |= CTX_PROP_CUSTOM; }
+/* Append one command of argc arguments (then argc prop_arg calls). */
+void prop_begin(struct cmd_ctx *c, int argc);
+void prop_arg(struct cmd_ctx *c, const void *p, size_t len);
+void prop_arg_ll(struct cmd_ctx *c, long long v);
+static inline void prop_arg_cstr(struct cmd_ctx *c, const char *s) {
+    size_t n = 0;
+    while (s[n]) n++;
+    prop_arg(c, s, n);
+}
+static inline void prop_arg_slice(struct cmd_ctx *c, const hk_slice *a) { prop_arg(c, a->ptr, a->len); }
+/* A whole command: name then args[0..n). */
+void prop_cmd(struct cmd_ctx *c, const char *name, int n, const hk_slice *args);
+/* The default: this command's argv as given. */
+void prop_argv(struct cmd_ctx *c);
+/* Whether propagation is being recorded (skip building what would be
+ * thrown away). */
+static inline int prop_on(const struct cmd_ctx *c) { return (c->flags & CTX_JOURNAL) != 0; }
+
+#endif

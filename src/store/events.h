@@ -1,0 +1,101 @@
+/* events.h - the names of changes to keys, as the write hook reports them.
+ *
+ * Every change to a key passes db_written() (db.h) with one of these
+ * events. Their names are Redis's keyspace-event names (the text a
+ * __keyspace@0__:key subscriber receives) and each carries the class
+ * letter of notify-keyspace-events that enables it, so the coming
+ * notification consumer needs no table of its own. A few events are
+ * internal (no name): a whole-database change (FLUSHDB, SWAPDB) or an
+ * update that Redis does not notify (PFCOUNT refreshing its cached
+ * cardinality). This file is data only. */
+#ifndef HK_EVENTS_H
+#define HK_EVENTS_H
+
+#include <stddef.h>
+
+/* Classes, as notify-keyspace-events letters name them. */
+#define KEVC_GENERIC 'g'
+#define KEVC_STRING '$'
+#define KEVC_LIST 'l'
+#define KEVC_SET 's'
+#define KEVC_HASH 'h'
+#define KEVC_ZSET 'z'
+#define KEVC_EXPIRED 'x'
+#define KEVC_EVICTED 'e'
+#define KEVC_STREAM 't'
+#define KEVC_NONE 0
+
+/* X(id, name, class, ready): `ready` is 1 when the key may hold a value
+ * after the change, so clients blocked on it are worth waking. */
+#define KEV_LIST(X)                                                                                              \
+    X(KEV_NONE, NULL, KEVC_NONE, 0)                                                                              \
+    X(KEV_SET, "set", KEVC_STRING, 1)                                                                            \
+    X(KEV_SETRANGE, "setrange", KEVC_STRING, 1)                                                                  \
+    X(KEV_INCRBY, "incrby", KEVC_STRING, 1)                                                                      \
+    X(KEV_INCRBYFLOAT, "incrbyfloat", KEVC_STRING, 1)                                                            \
+    X(KEV_APPEND, "append", KEVC_STRING, 1)                                                                      \
+    X(KEV_SETBIT, "setbit", KEVC_STRING, 1)                                                                      \
+    X(KEV_PFADD, "pfadd", KEVC_STRING, 1)                                                                        \
+    X(KEV_CACHE, NULL, KEVC_NONE, 1)                                                                             \
+    X(KEV_DEL, "del", KEVC_GENERIC, 0)                                                                           \
+    X(KEV_EXPIRE, "expire", KEVC_GENERIC, 1)                                                                     \
+    X(KEV_PERSIST, "persist", KEVC_GENERIC, 1)                                                                   \
+    X(KEV_EXPIRED, "expired", KEVC_EXPIRED, 0)                                                                   \
+    X(KEV_EVICTED, "evicted", KEVC_EVICTED, 0)                                                                   \
+    X(KEV_RENAME_FROM, "rename_from", KEVC_GENERIC, 0)                                                           \
+    X(KEV_RENAME_TO, "rename_to", KEVC_GENERIC, 1)                                                               \
+    X(KEV_MOVE_FROM, "move_from", KEVC_GENERIC, 0)                                                               \
+    X(KEV_MOVE_TO, "move_to", KEVC_GENERIC, 1)                                                                   \
+    X(KEV_COPY_TO, "copy_to", KEVC_GENERIC, 1)                                                                   \
+    X(KEV_RESTORE, "restore", KEVC_GENERIC, 1)                                                                   \
+    X(KEV_LPUSH, "lpush", KEVC_LIST, 1)                                                                          \
+    X(KEV_RPUSH, "rpush", KEVC_LIST, 1)                                                                          \
+    X(KEV_LPOP, "lpop", KEVC_LIST, 1)                                                                            \
+    X(KEV_RPOP, "rpop", KEVC_LIST, 1)                                                                            \
+    X(KEV_LINSERT, "linsert", KEVC_LIST, 1)                                                                      \
+    X(KEV_LSET, "lset", KEVC_LIST, 1)                                                                            \
+    X(KEV_LREM, "lrem", KEVC_LIST, 1)                                                                            \
+    X(KEV_LTRIM, "ltrim", KEVC_LIST, 1)                                                                          \
+    X(KEV_HSET, "hset", KEVC_HASH, 1)                                                                            \
+    X(KEV_HINCRBY, "hincrby", KEVC_HASH, 1)                                                                      \
+    X(KEV_HINCRBYFLOAT, "hincrbyfloat", KEVC_HASH, 1)                                                            \
+    X(KEV_HDEL, "hdel", KEVC_HASH, 1)                                                                            \
+    X(KEV_SADD, "sadd", KEVC_SET, 1)                                                                             \
+    X(KEV_SREM, "srem", KEVC_SET, 1)                                                                             \
+    X(KEV_SPOP, "spop", KEVC_SET, 1)                                                                             \
+    X(KEV_SINTERSTORE, "sinterstore", KEVC_SET, 1)                                                               \
+    X(KEV_SUNIONSTORE, "sunionstore", KEVC_SET, 1)                                                               \
+    X(KEV_SDIFFSTORE, "sdiffstore", KEVC_SET, 1)                                                                 \
+    X(KEV_ZADD, "zadd", KEVC_ZSET, 1)                                                                            \
+    X(KEV_ZINCR, "zincr", KEVC_ZSET, 1)                                                                          \
+    X(KEV_ZREM, "zrem", KEVC_ZSET, 1)                                                                            \
+    X(KEV_ZREMRANGEBYRANK, "zremrangebyrank", KEVC_ZSET, 1)                                                      \
+    X(KEV_ZREMRANGEBYSCORE, "zremrangebyscore", KEVC_ZSET, 1)                                                    \
+    X(KEV_ZREMRANGEBYLEX, "zremrangebylex", KEVC_ZSET, 1)                                                        \
+    X(KEV_ZPOPMIN, "zpopmin", KEVC_ZSET, 1)                                                                      \
+    X(KEV_ZPOPMAX, "zpopmax", KEVC_ZSET, 1)                                                                      \
+    X(KEV_ZINTERSTORE, "zinterstore", KEVC_ZSET, 1)                                                              \
+    X(KEV_ZUNIONSTORE, "zunionstore", KEVC_ZSET, 1)                                                              \
+    X(KEV_ZDIFFSTORE, "zdiffstore", KEVC_ZSET, 1)                                                                \
+    X(KEV_ZRANGESTORE, "zrangestore", KEVC_ZSET, 1)                                                              \
+    X(KEV_GEORADIUSSTORE, "georadiusstore", KEVC_ZSET, 1)                                                        \
+    X(KEV_GEOSEARCHSTORE, "geosearchstore", KEVC_ZSET, 1)                                                        \
+    X(KEV_FLUSH, NULL, KEVC_NONE, 0)                                                                             \
+    X(KEV_SWAPDB, NULL, KEVC_NONE, 1)
+
+enum kev {
+#define KEV_ENUM(id, name, cls, ready) id,
+    KEV_LIST(KEV_ENUM)
+#undef KEV_ENUM
+        KEV_COUNT
+};
+
+struct kev_info {
+    const char *name; /* keyspace-event name; NULL for internal events */
+    char cls;         /* notify-keyspace-events class letter */
+    char ready;       /* the key may hold data afterwards */
+};
+
+extern const struct kev_info kev_info[KEV_COUNT];
+
+#endif

@@ -1,0 +1,157 @@
+/* watch.c - per-key WATCH versions and waiter FIFOs; see watch.h. */
+#include "watch.h"
+
+#include "../core/alloc.h"
+#include "db.h"
+
+#include <string.h>
+
+void (*wk_signal_hook)(const struct bwaiter *w);
+
+/* Pops take what they are woken for, so one waiter at a time; readers
+ * of a stream all see the same entries, so all of them. */
+static const unsigned char wakes_all[WK_NKINDS] = {[WK_LIST] = 0, [WK_ZSET] = 0, [WK_STREAM] = 1};
+
+int wk_kind_wakes_all(int kind) { return kind >= 0 && kind < WK_NKINDS && wakes_all[kind]; }
+
+static uint64_t wk_rehash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    return ((const struct wkey *)n)->hash;
+}
+
+static int wk_match(const struct hnode *n, const void *key) {
+    const struct wkey *wk = (const struct wkey *)n;
+    const struct keyref *k = key;
+    return wk->db == k->db && wk->klen == k->klen && memcmp(wk->key, k->key, k->klen) == 0;
+}
+
+struct wkey *wk_find(const struct keyref *k) {
+    struct shard *s = &ks.shards[k->shard];
+    if (!s->wkeys) return NULL;
+    struct hnode **link = ht_find_link(s->wkeys, k->hash, wk_match, k);
+    return link ? (struct wkey *)*link : NULL;
+}
+
+struct wkey *wk_get(const struct keyref *k) {
+    struct wkey *wk = wk_find(k);
+    if (wk) return wk;
+    struct shard *s = &ks.shards[k->shard];
+    if (!s->wkeys) {
+        s->wkeys = hk_malloc(sizeof(struct htable));
+        ht_init(s->wkeys);
+    }
+    wk = hk_calloc(1, sizeof(*wk) + k->klen);
+    wk->hash = k->hash;
+    wk->db = k->db;
+    wk->klen = k->klen;
+    memcpy(wk->key, k->key, k->klen);
+    ht_insert(s->wkeys, &wk->node, wk->hash, wk_rehash, NULL);
+    return wk;
+}
+
+void wk_release(unsigned shard, struct wkey *wk) {
+    if (wk->watchers || wk->head) return;
+    struct shard *s = &ks.shards[shard];
+    struct keyref k = {.db = wk->db, .shard = shard, .key = wk->key, .klen = wk->klen, .hash = wk->hash};
+    struct hnode **link = ht_find_link(s->wkeys, wk->hash, wk_match, &k);
+    if (link) ht_unlink(s->wkeys, link);
+    hk_free(wk);
+    if (s->wkeys->count == 0) {
+        ht_release(s->wkeys);
+        hk_free(s->wkeys);
+        s->wkeys = NULL;
+    } else {
+        ht_maybe_shrink(s->wkeys, wk_rehash, NULL);
+    }
+}
+
+uint64_t wk_watch(const struct keyref *k, struct wkey **out) {
+    struct wkey *wk = wk_get(k);
+    wk->watchers++;
+    *out = wk;
+    return wk->version;
+}
+
+void wk_unwatch(unsigned shard, struct wkey *wk) {
+    if (wk->watchers) wk->watchers--;
+    wk_release(shard, wk);
+}
+
+struct bwaiter *wk_first(const struct wkey *wk, int kind) {
+    if (!wk->nkind[kind]) return NULL;
+    for (struct bwaiter *w = wk->head; w; w = w->next)
+        if (w->kind == kind) return w;
+    return NULL;
+}
+
+struct bwaiter *wk_wait(const struct keyref *k, uint64_t cid, int worker, int kind) {
+    struct wkey *wk = wk_get(k);
+    struct bwaiter *w = hk_calloc(1, sizeof(*w));
+    w->wk = wk;
+    w->cid = cid;
+    w->worker = worker;
+    w->kind = kind;
+    w->prev = wk->tail;
+    if (wk->tail) wk->tail->next = w;
+    else wk->head = w;
+    wk->tail = w;
+    wk->nkind[kind]++;
+    return w;
+}
+
+static void wk_signal(struct bwaiter *w) {
+    if (w->signaled) return;
+    w->signaled = 1;
+    if (wk_signal_hook) wk_signal_hook(w);
+}
+
+void wk_leave(unsigned shard, struct bwaiter *w) {
+    struct wkey *wk = w->wk;
+    int was_first = !wakes_all[w->kind] && wk_first(wk, w->kind) == w;
+    if (w->prev) w->prev->next = w->next;
+    else wk->head = w->next;
+    if (w->next) w->next->prev = w->prev;
+    else wk->tail = w->prev;
+    wk->nkind[w->kind]--;
+    if (was_first) {
+        struct bwaiter *n = wk_first(wk, w->kind);
+        if (n) wk_signal(n);
+    }
+    hk_free(w);
+    wk_release(shard, wk);
+}
+
+/* Wake by each kind's rule: the first waiter of a one-at-a-time kind (it
+ * passes the turn on when it leaves), every waiter of the others. */
+static void wake(struct wkey *wk) {
+    int first_done[WK_NKINDS] = {0};
+    for (struct bwaiter *w = wk->head; w; w = w->next) {
+        if (wakes_all[w->kind]) {
+            wk_signal(w);
+        } else if (!first_done[w->kind]) {
+            first_done[w->kind] = 1;
+            wk_signal(w);
+        }
+    }
+}
+
+void wk_touch(struct shard *s, const struct keyref *k, int ready) {
+    struct hnode **link = ht_find_link(s->wkeys, k->hash, wk_match, k);
+    if (!link) return;
+    struct wkey *wk = (struct wkey *)*link;
+    wk->version++;
+    if (ready && wk->head) wake(wk);
+}
+
+void wk_touch_db(struct shard *s, int db, int ready, int (*exists)(const struct wkey *wk, void *arg), void *arg) {
+    if (!s->wkeys) return;
+    struct ht_iter it;
+    ht_iter_init(&it, s->wkeys);
+    struct hnode *n;
+    while ((n = ht_iter_next(&it))) {
+        struct wkey *wk = (struct wkey *)n;
+        if (wk->db != db) continue;
+        if (exists(wk, arg)) wk->version++;
+        if (ready && wk->head) wake(wk);
+    }
+}

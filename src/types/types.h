@@ -1,0 +1,59 @@
+/* types.h - the value types as one static table, and the limits that
+ * choose their encodings.
+ *
+ * A key entry (store/kv.h) holds a type and an encoding; what can be done
+ * with a value of each type without knowing the type is described here,
+ * once, in a table built at compile time: free it, copy it, measure it,
+ * fingerprint it (DEBUG DIGEST), and, when persistence lands, save and
+ * load it. Nothing registers at run time, so no entry can be created for a
+ * type whose lifecycle is missing: kv_free and kv_dup always find their
+ * functions. The types' own operations (quicklist, hash, set, sorted set
+ * encodings) live in the other files of src/types/; none of them knows a
+ * client, a reply or the keyspace. */
+#ifndef HK_TYPES_H
+#define HK_TYPES_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+struct kv;
+/* Later: the RDB writer and reader (persistence issue). */
+struct rdb_out;
+struct rdb_in;
+
+struct type_ops {
+    const char *name; /* TYPE's answer */
+    /* Free the value behind the entry (not the entry itself). */
+    void (*free)(struct kv *e);
+    /* A deep copy of e's value under another key: a new, unlinked entry. */
+    struct kv *(*dup)(const struct kv *e, const char *key, size_t klen, long long expire);
+    /* Bytes the value uses beyond the entry; for big aggregates `samples`
+     * elements (0 = all) are measured and scaled, as MEMORY USAGE does. */
+    size_t (*usage)(const struct kv *e, size_t samples);
+    /* Mix the value into a 20-byte digest as Redis's DEBUG DIGEST does
+     * (types/digest.h): order matters for lists, not for sets or hashes. */
+    void (*digest)(const struct kv *e, unsigned char digest[20]);
+    /* Persistence slots, NULL until RDB support: write the value in the
+     * RDB encoding of its type; rebuild an entry from it. */
+    int (*save)(const struct kv *e, struct rdb_out *out);
+    struct kv *(*load)(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
+};
+
+#define OBJ_TYPE_MAX 8
+/* Indexed by OBJ_* (store/kv.h); NULL for types HotKV does not have. */
+extern const struct type_ops *const type_table[OBJ_TYPE_MAX];
+
+extern const struct type_ops string_type_ops, list_type_ops, set_type_ops, zset_type_ops, hash_type_ops;
+
+/* Encoding thresholds, as Redis names them. The configuration table
+ * (CONFIG GET/SET) points at these atomics; the types read them. */
+struct type_limits {
+    _Atomic long long hash_max_listpack_entries, hash_max_listpack_value;
+    _Atomic long long zset_max_listpack_entries, zset_max_listpack_value;
+    _Atomic long long list_max_listpack_size, list_compress_depth;
+    _Atomic long long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+};
+extern struct type_limits type_limits;
+#define TLIM(field) atomic_load_explicit(&type_limits.field, memory_order_relaxed)
+
+#endif
