@@ -257,8 +257,7 @@ static void unblock_done(struct worker *w, void *arg) {
  * every worker is asked (like CLIENT KILL) and the caller waits. */
 void cmd_client_unblock(struct cmd_ctx *c) {
     if (c->argc > 4) {
-        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
-                     (int)c->argv[1].len, c->argv[1].ptr);
+        reply_subcommand_error(c);
         return;
     }
     long long id;

@@ -228,10 +228,7 @@ void cmd_client_reply(struct cmd_ctx *c) {
     }
 }
 
-static void reply_subcommand_syntax(struct cmd_ctx *c) {
-    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try CLIENT HELP.",
-                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr);
-}
+static void reply_subcommand_syntax(struct cmd_ctx *c) { reply_subcommand_error(c); }
 
 void cmd_client_help(struct cmd_ctx *c) {
     static const char *help[] = {

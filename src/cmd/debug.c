@@ -195,7 +195,6 @@ void cmd_debug(struct cmd_ctx *c) {
     } else if (c->argc >= 3 && arg_is(sub, "journal")) {
         debug_journal(c);
     } else {
-        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
-                     (int)(sub->len > 128 ? 128 : sub->len), sub->ptr);
+        reply_subcommand_error(c);
     }
 }

@@ -253,8 +253,10 @@ static size_t zs_usage(const struct kv *e, size_t samples) {
 /* Each member digested with its score (printed as Redis prints it), the
  * pairs folded by xor. */
 static void zs_digest(const struct kv *e, unsigned char digest[20]) {
+    if (zs_len(e) == 0) return;
     struct zit it;
     zit_init(&it, (struct kv *)e);
+    zit_seek(&it, 0);
     for (; zit_valid(&it); zit_next(&it)) {
         const char *m;
         size_t l;
@@ -761,7 +763,7 @@ void cmd_zlexcount(struct cmd_ctx *c) {
 static void zrank_generic(struct cmd_ctx *c, int rev) {
     int withscore = 0;
     if (c->argc > 4) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", rev ? "zrevrank" : "zrank");
+        reply_arity(c);
         return;
     }
     if (c->argc == 4) {

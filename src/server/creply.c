@@ -69,6 +69,18 @@ int arg_double_or_reply(struct cmd_ctx *c, const hk_slice *a, double *out, const
     return 0;
 }
 
+void reply_subcommand_error(struct cmd_ctx *c) {
+    const struct command *cmd = c->cmd;
+    const char *top = cmd ? (cmd->parent ? cmd->parent->name : cmd->name) : "";
+    char up[64];
+    size_t i;
+    for (i = 0; top[i] && i < sizeof(up) - 1; i++) up[i] = (char)(top[i] >= 'a' && top[i] <= 'z' ? top[i] - 32 : top[i]);
+    up[i] = '\0';
+    const hk_slice *sub = c->argc > 1 ? &c->argv[1] : &c->argv[0];
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                 (int)(sub->len > 128 ? 128 : sub->len), sub->ptr, up);
+}
+
 void reply_status(struct cmd_ctx *c, int st) {
     if (st == HK_OK) return;
     if (hk_status_wants_name(st)) reply_errorf(c, hk_status_text(st), c->cmd ? c->cmd->fullname : "");

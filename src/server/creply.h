@@ -86,6 +86,9 @@ static inline void reply_fill_set(struct cmd_ctx *c, void *h, long long n) {
 void reply_status(struct cmd_ctx *c, int st);
 /* "wrong number of arguments for '<cmd>' command", for c->cmd. */
 static inline void reply_arity(struct cmd_ctx *c) { reply_status(c, HK_ERR_ARITY); }
+/* "unknown subcommand or wrong number of arguments for '<argv[1]>'. Try
+ * <CONTAINER> HELP.", for a subcommand whose arguments are wrong. */
+void reply_subcommand_error(struct cmd_ctx *c);
 /* The same texts as macros, for the places that pass a string. */
 #define ERR_SYNTAX (hk_status_text(HK_ERR_SYNTAX))
 #define ERR_WRONGTYPE (hk_status_text(HK_ERR_WRONGTYPE))
