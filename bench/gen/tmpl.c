@@ -195,14 +195,14 @@ static int parse_count(const char *s, uint64_t *out, int allow_zero) {
 
 /* Parse the inside of one {...} into p. */
 static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen) {
-    char *f[4];
+    char *f[5];
     int nf = 0;
     char *save = NULL;
     for (char *tok = strtok_r(in, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        if (nf == 4) goto bad;
+        if (nf == 5) goto bad;
         f[nf++] = tok;
     }
-    if (nf == 3 && !strcmp(f[0], "key")) {
+    if ((nf == 3 || (nf == 4 && !strcmp(f[1], "zipfian"))) && !strcmp(f[0], "key")) {
         p->kind = PART_KEY;
         if (!strcmp(f[1], "uniform")) p->dist = DIST_UNIFORM;
         else if (!strcmp(f[1], "sequence")) p->dist = DIST_SEQUENCE;
@@ -212,7 +212,17 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
             return 0;
         }
         if (!parse_count(f[2], &p->n, 0)) goto bad;
-        if (p->dist == DIST_ZIPFIAN) zipf_init(&p->zipf, p->n, 1.03);
+        if (p->dist == DIST_ZIPFIAN) {
+            /* Optional exponent (skew), 1.03 by default; the sampler's
+             * integral stays finite for any positive one, 1 included. */
+            double s = 1.03;
+            if (nf == 4) {
+                char *end;
+                s = strtod(f[3], &end);
+                if (*end || !(s > 0) || s > 10) goto bad;
+            }
+            zipf_init(&p->zipf, p->n, s);
+        }
         if (p->dist == DIST_SEQUENCE) {
             p->seq = malloc(sizeof(*p->seq));
             atomic_init(p->seq, 0);
@@ -245,7 +255,8 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
     }
 bad:
     snprintf(err, errlen,
-             "bad placeholder (expected {key uniform|sequence|zipfian N}, {value N}, {rand N} or {range N W})");
+             "bad placeholder (expected {key uniform|sequence|zipfian N}, {key zipfian N S}, {value N}, {rand N} or "
+             "{range N W})");
     return 0;
 }
 

@@ -116,7 +116,12 @@ static void journal_stop_all(struct cmd_ctx *c, void *arg) {
     journal_stop();
 }
 
-/* DEBUG JOURNAL START [max-unread-bytes-per-worker] | READ | STOP */
+/* DEBUG JOURNAL START [max-unread-bytes-per-worker] | READ | STOP |
+ * APPLY ON|OFF. APPLY marks this connection as one that applies a
+ * journal: its commands run as an AOF load or a replica's stream will
+ * (CTX_REPLAY: nothing expires by time, deadlines in the past are kept,
+ * nothing propagates), so a replay ends in exactly the dataset recorded,
+ * keys the source had not yet reaped included. */
 static void debug_journal(struct cmd_ctx *c) {
     const hk_slice *op = &c->argv[2];
     if (arg_is(op, "start") && c->argc <= 4) {
@@ -131,6 +136,11 @@ static void debug_journal(struct cmd_ctx *c) {
     } else if (arg_is(op, "stop") && c->argc == 3) {
         if (exec_with_all_shards(c, journal_stop_all, NULL) != HK_OK) reply_status(c, HK_ERR_LOCK_CONFLICT);
         else reply_ok(c);
+    } else if (arg_is(op, "apply") && c->argc == 4 && c->cl &&
+               (arg_is(&c->argv[3], "on") || arg_is(&c->argv[3], "off"))) {
+        if (arg_is(&c->argv[3], "on")) c->cl->flags |= CLIENT_REPLAY;
+        else c->cl->flags &= ~CLIENT_REPLAY;
+        reply_ok(c);
     } else if (arg_is(op, "read") && c->argc == 3) {
         char *buf;
         size_t len;
@@ -181,6 +191,12 @@ void cmd_debug(struct cmd_ctx *c) {
             "    Output a hex signature of the values of all the specified keys.",
             "JOURNAL START [<max-bytes>] | READ | STOP",
             "    Record what writes propagate; READ returns the merged record as RESP commands.",
+            "JOURNAL APPLY ON|OFF",
+            "    Run this connection's commands as a replayed journal (no expiry by time).",
+            "SET-ACTIVE-EXPIRE <0|1>",
+            "    Setting it to 0 disables expiring keys in background when they are not",
+            "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+            "    default.",
             "SLEEP <seconds>",
             "    Stop the server for <seconds>. Decimals allowed.",
             NULL,
@@ -188,6 +204,14 @@ void cmd_debug(struct cmd_ctx *c) {
         reply_help(c, "DEBUG", lines);
     } else if (c->argc == 3 && arg_is(sub, "sleep")) {
         debug_sleep(c);
+    } else if (c->argc == 3 && arg_is(sub, "set-active-expire")) {
+        /* Read as Redis reads it: atoi. */
+        char buf[32];
+        size_t n = c->argv[2].len < sizeof(buf) - 1 ? c->argv[2].len : sizeof(buf) - 1;
+        memcpy(buf, c->argv[2].ptr, n);
+        buf[n] = '\0';
+        atomic_store(&server.active_expire_enabled, atoi(buf) != 0);
+        reply_ok(c);
     } else if (c->argc == 2 && arg_is(sub, "digest")) {
         debug_digest(c);
     } else if (arg_is(sub, "digest-value")) {

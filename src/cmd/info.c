@@ -253,6 +253,12 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             t->conns, t->cmds, stats_inst(STATS_INST_OPS), t->net_in, t->net_out, (double)stats_inst(STATS_INST_NET_IN) / 1024,
             (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_clients, t->hits, t->misses,
             t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
+#ifdef HK_LOCK_STATS
+    /* Instrumented builds only (bench/scaling.sh): shard locks that were
+     * found taken, and the time spent waiting for them. */
+    sb_catf(b, "shard_lock_contended:%llu\r\nshard_lock_wait_us:%llu\r\n", t->lock_contended,
+            t->lock_wait_ns / 1000);
+#endif
 }
 
 static void sec_replication(struct sbuf *b) {

@@ -486,7 +486,7 @@ static void expire_generic(struct cmd_ctx *c, long long base, int seconds) {
         return;
     }
     /* Propagated as its effect, in absolute time: DEL, or PEXPIREAT. */
-    if (when <= c->now_ms) {
+    if (when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
         db_delete(&k, c->now_ms, KEV_DEL);
         prop_cmd(c, "DEL", 1, &c->argv[1]);
     } else {

@@ -195,7 +195,7 @@ static int parse_expire(struct cmd_ctx *c, const hk_slice *a, int flags, long lo
  * the past deletes the key instead. */
 static void set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when) {
     const hk_slice *v = &c->argv[vi];
-    if (when >= 0 && when <= c->now_ms) {
+    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
         db_delete(k, c->now_ms, KEV_DEL);
         return;
     }
@@ -294,7 +294,7 @@ void cmd_getex(struct cmd_ctx *c) {
     if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
     reply_strval(c, e);
     /* Propagated as what it did: DEL, PEXPIREAT (absolute) or PERSIST. */
-    if (exp_arg > 0 && when <= c->now_ms) {
+    if (exp_arg > 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
         db_delete(&k, c->now_ms, KEV_DEL);
         prop_cmd(c, "DEL", 1, &c->argv[1]);
     } else if (exp_arg > 0) {

@@ -85,6 +85,7 @@ static inline unsigned client_ctx_flags(const struct client *c) {
     unsigned f = 0;
     if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) f |= CTX_MUTED;
     if (c->flags & CLIENT_NO_TOUCH) f |= CTX_NO_TOUCH;
+    if (c->flags & CLIENT_REPLAY) f |= CTX_REPLAY;
     return f;
 }
 

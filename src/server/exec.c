@@ -263,6 +263,7 @@ static void run_deferred(struct cmd_ctx *c) {
 static inline void run_handler(struct cmd_ctx *c) {
     store_now_ms = c->now_ms;
     store_touch = !(c->flags & CTX_NO_TOUCH) || (c->cmd->flags & CMD_TOUCH_ALWAYS);
+    store_no_expire = (c->flags & CTX_REPLAY) != 0;
     struct db_sink *saved = db_sink;
     db_sink = &c->sink;
     c->cmd->proc(c);

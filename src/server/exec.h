@@ -66,7 +66,10 @@ typedef struct hk_slice {
 #define CTX_NESTED (1u << 5)         /* runs under an outer context's locks */
 #define CTX_JOURNAL (1u << 6)        /* a journal consumer is attached: record propagation */
 #define CTX_PROP_CUSTOM (1u << 7)    /* the handler chose what to propagate */
-#define CTX_REPLAY (1u << 8)         /* replaying a journal/AOF: propagate nothing */
+/* Applying a journal or AOF: nothing expires by time (the stream carries
+ * its DELs), deadlines already past are stored rather than applied, and
+ * nothing propagates. */
+#define CTX_REPLAY (1u << 8)
 
 /* Keys resolved without allocating; more go to the heap. */
 #define CTX_KEYS_INLINE 16

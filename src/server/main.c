@@ -110,6 +110,7 @@ int main(int argc, char **argv) {
     hk_clock_init();
     commands_init();
     block_init();
+    atomic_store(&server.active_expire_enabled, 1);
     ks_init((int)CFG(databases), shards);
     journal_init(threads);
 

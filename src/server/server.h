@@ -264,6 +264,7 @@ struct worker {
 #define CLIENT_BLOCKED (1u << 15)     /* waiting on keys (BLPOP...), see blocking.h */
 #define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
 #define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
+#define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
 
 struct client {
     uint64_t id;
@@ -317,6 +318,7 @@ struct server {
     _Atomic long long pause_end_ms;
     _Atomic int pause_all;
     _Atomic long long lastsave;
+    _Atomic int active_expire_enabled; /* DEBUG SET-ACTIVE-EXPIRE */
     _Atomic long long stat_reset_ms;
     int unix_fd;
     int arch_bits;

@@ -406,6 +406,7 @@ static void clients_cron(struct worker *w) {
 }
 
 static void expire_cron(struct worker *w) {
+    if (!atomic_load_explicit(&server.active_expire_enabled, memory_order_relaxed)) return;
     long long effort = CFG(active_expire_effort);
     unsigned budget = (unsigned)(64 * effort);
     long long deadline = hk_monotonic_us() + 25000 / (CFG(hz) ? CFG(hz) : 10) * 10 / 10;

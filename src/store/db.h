@@ -113,6 +113,9 @@ long long kv_idle_ms(const struct kv *e, long long now_ms);
 /* When 0, lookups by this thread do not update entries' access clocks
  * (CLIENT NO-TOUCH); the execution core sets it per command. */
 extern _Thread_local int store_touch;
+/* When set, lookups by this thread never expire a key (a journal or AOF
+ * being applied: deletions come from the stream itself, as on a replica). */
+extern _Thread_local int store_no_expire;
 /* Clock of the running command, for stamping new entries. */
 extern _Thread_local long long store_now_ms;
 

@@ -192,29 +192,44 @@ static void test_tmpl_errors(void) {
     }
 }
 
-static void test_zipf(void) {
+/* Rank frequencies of a Zipf sampler with exponent s follow k^-s. */
+static void check_zipf_law(double s) {
     struct zipf z;
-    zipf_init(&z, 1000, 1.03);
+    zipf_init(&z, 1000, s);
     struct rng r;
     rng_seed(&r, 3);
     static uint64_t cnt[1001];
+    memset(cnt, 0, sizeof(cnt));
     size_t n = 2000000;
     for (size_t i = 0; i < n; i++) {
         uint64_t k = zipf_sample(&z, &r);
         CHECK(k >= 1 && k <= 1000);
         if (k >= 1 && k <= 1000) cnt[k]++;
     }
-    /* P(k) is proportional to k^-1.03: compare ranks 1, 2 and 10 with the
-     * normalised law. */
+    /* P(k) is proportional to k^-s: compare ranks 1, 2, 10 and 100 with
+     * the normalised law. */
     double norm = 0;
-    for (int k = 1; k <= 1000; k++) norm += pow(k, -1.03);
+    for (int k = 1; k <= 1000; k++) norm += pow(k, -s);
     int ks[] = {1, 2, 10, 100};
     for (int i = 0; i < 4; i++) {
-        double want = pow(ks[i], -1.03) / norm;
+        double want = pow(ks[i], -s) / norm;
         double got = (double)cnt[ks[i]] / (double)n;
         if (fabs(got - want) / want > 0.05) fprintf(stderr, "rank %d: got %g want %g\n", ks[i], got, want);
         CHECK(fabs(got - want) / want <= 0.05);
     }
+}
+
+static void test_zipf(void) {
+    check_zipf_law(1.03);
+    /* The exponent a template can give: {key zipfian N S}. */
+    check_zipf_law(0.99);
+    check_zipf_law(1.0);
+    char err[256];
+    struct tmpl *t = tmpl_parse("GET {key zipfian 1000 0.99}", err, sizeof(err));
+    CHECK(t != NULL);
+    tmpl_free(t);
+    CHECK(tmpl_parse("GET {key zipfian 1000 0}", err, sizeof(err)) == NULL);
+    CHECK(tmpl_parse("GET {key uniform 1000 0.99}", err, sizeof(err)) == NULL);
 }
 
 static void test_rscan(void) {
