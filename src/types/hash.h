@@ -1,0 +1,109 @@
+/* hash.h - the HASH value: its two encodings and every operation on them.
+ *
+ * A small hash is a listpack of field, value, field, value ... (the
+ * "listpack" encoding); past hash-max-listpack-entries fields, or with a
+ * field or value longer than hash-max-listpack-value bytes (TLIM), it
+ * becomes a hash table of entries that carry field and value in one
+ * allocation (the "hashtable" encoding). Like Redis, a hash never converts
+ * back. The lifecycle (free, dup, usage, digest) is hash_type_ops in the
+ * type table (types.h). This is not the H* commands: nothing here knows a
+ * client, a reply or the keyspace; callers hold the key's shard lock and
+ * report every change through db_written() before calling a function that
+ * edits the value. Functions that change a hash may replace its value
+ * pointer and encoding, never the entry itself, so a caller's struct kv
+ * pointer stays valid. */
+#ifndef HK_TYPES_HASH_H
+#define HK_TYPES_HASH_H
+
+#include "../core/listpack.h"
+#include "../store/kv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called once per field/value pair. The bytes are valid during the call
+ * only, unless the function handing them out says otherwise. */
+typedef void (*hashv_visit_fn)(void *ctx, const char *f, size_t fl, const char *v, size_t vl);
+
+/* A string read out of a hash. s/len point into the hash (valid until it
+ * changes) or, for an integer packed in a listpack, into tmp's digits, so
+ * the struct must outlive every use of s. */
+struct hashv_val {
+    const char *s;
+    size_t len;
+    struct lp_val tmp;
+};
+
+/* hashv_set's answer, so callers can sum it into HSET's reply. */
+enum { HASHV_UPDATED = 0, HASHV_CREATED = 1 };
+
+/* A new unlinked entry for key holding an empty listpack hash; the caller
+ * must add a field before the key becomes visible empty. */
+struct kv *hashv_new(const char *key, size_t klen, long long expire);
+/* Number of fields. */
+uint64_t hashv_len(const struct kv *e);
+/* 1 while the hash is listpack-encoded (HSCAN returns it whole). */
+int hashv_packed(const struct kv *e);
+
+/* Re-encode a listpack hash as a hash table presized for `hint` fields (0:
+ * its current size). Only for listpack hashes; the old listpack is freed,
+ * so any hashv_val or position taken from it is invalid afterwards. */
+void hashv_convert(struct kv *e, uint64_t hint);
+/* Before adding `pairs` field/value pairs whose longest field or value has
+ * `longest` bytes and whose bytes sum to `total`: convert when they could
+ * not all stay in the listpack. Like Redis, pairs is compared with the
+ * limit before duplicates are known. A hash table is left alone. */
+void hashv_try_convert(struct kv *e, uint64_t pairs, size_t longest, size_t total);
+
+/* Look field f up: 1 with *out filled when present, 0 when absent. A
+ * lookup in a table that is resizing moves some of its entries between
+ * buckets, which no caller can observe. */
+int hashv_get(const struct kv *e, const char *f, size_t fl, struct hashv_val *out);
+/* 1 when field f is present. */
+int hashv_exists(const struct kv *e, const char *f, size_t fl);
+/* Set field f to v: HASHV_CREATED for a new field, HASHV_UPDATED when an
+ * existing value was replaced. Converts to a hash table first when f or v
+ * is too long for the listpack, and after adding when the field count
+ * passes the limit. Every hashv_val taken before is invalid afterwards. */
+int hashv_set(struct kv *e, const char *f, size_t fl, const char *v, size_t vl);
+/* Delete field f; 1 when it existed. The caller deletes the key once the
+ * hash is empty and calls hashv_shrink after a batch of deletions. */
+int hashv_del(struct kv *e, const char *f, size_t fl);
+/* Give back hash table buckets once deletions left the table mostly empty;
+ * nothing for a listpack. */
+void hashv_shrink(struct kv *e);
+
+/* Visit every pair once, in storage order. fn must not change the hash. */
+void hashv_each(const struct kv *e, hashv_visit_fn fn, void *ctx);
+/* One step of a reverse-binary cursor scan (htable.h's guarantee): visit
+ * the pairs at `cursor` and return the next cursor, 0 when done. For a hash
+ * table the bytes passed to fn stay valid until the hash changes, so a
+ * caller may collect them across steps; a listpack hash is visited whole
+ * (bytes valid during the call only) and 0 returned. fn must not change
+ * the hash. */
+uint64_t hashv_scan(struct kv *e, uint64_t cursor, hashv_visit_fn fn, void *ctx);
+
+/* A random field of a non-empty hash into *f (its value is not read). */
+void hashv_random_field(struct kv *e, struct hashv_val *f);
+/* Visit `count` random pairs of a non-empty hash (HRANDFIELD with a count).
+ * With `distinct`, count must not pass hashv_len(e) and no pair is visited
+ * twice (count equal to the length visits the whole hash in storage
+ * order); otherwise every pick is independent and repeats happen. fn must
+ * not change the hash. */
+void hashv_random_pairs(struct kv *e, uint64_t count, int distinct, hashv_visit_fn fn, void *ctx);
+
+/* HINCRBY's arithmetic, changing nothing: the value of field f (0 when
+ * absent) plus incr into *out. Returns HK_OK, HK_ERR_HASH_NOT_INT when the
+ * stored value is not an integer, HK_ERR_OVERFLOW when the sum does not fit.
+ * The caller reports its event, then stores the result with hashv_set. */
+int hashv_incrby_result(const struct kv *e, const char *f, size_t fl, long long incr, long long *out);
+/* HINCRBYFLOAT's arithmetic, changing nothing: HK_OK with *out, or
+ * HK_ERR_HASH_NOT_FLOAT when the stored value is not a number,
+ * HK_ERR_NAN_INF when the sum is not finite. */
+int hashv_incrbyfloat_result(const struct kv *e, const char *f, size_t fl, long double incr, long double *out);
+/* A long double as Redis's string2ld reads it: the whole buffer, no leading
+ * space, no NaN, overflow rejected; infinities are accepted so that the
+ * HINCRBYFLOAT handler can name them in its own error. 1 on success. */
+int hashv_parse_ld(const char *s, size_t len, long double *out);
+
+#endif
