@@ -35,6 +35,7 @@ enum hk_status {
     HK_ERR_NUMKEYS_ARGS,     /* Number of keys can't be greater than number of args */
     HK_ERR_COUNT_POSITIVE,   /* count should be greater than 0 */
     HK_ERR_LIMIT_NEGATIVE,
+    HK_ERR_COUNT_RANGE,      /* "value must between" -LONG_MAX and LONG_MAX: *RANDMEMBER/HRANDFIELD counts */
     /* Blocking timeouts. */
     HK_ERR_TIMEOUT_FLOAT,
     HK_ERR_TIMEOUT_NEGATIVE,
