@@ -5,7 +5,6 @@
  * command table is consulted: lookup, subcommands, arity, authentication,
  * CLIENT PAUSE, shard locking from the key spec, statistics and output
  * buffer limits. Handlers only see a checked argv with their shards locked. */
-#include "../cmd/cmds.h"
 #include "../core/alloc.h"
 #include "../store/db.h"
 #include "config.h"

@@ -4,7 +4,6 @@
  * keyspace, opens the listeners, starts the workers and then only waits for
  * SIGTERM/SIGINT (SHUTDOWN raises SIGTERM too). Everything else happens on
  * the workers. */
-#include "../cmd/cmds.h"
 #include "../core/alloc.h"
 #include "../core/hash.h"
 #include "../store/db.h"
