@@ -26,34 +26,26 @@ bad:
 int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan_args *o) {
     memset(o, 0, sizeof(*o));
     o->count = 10;
-    for (int i = first; i < c->argc; i++) {
-        const hk_slice *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "COUNT") && more) {
-            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &o->count)) {
-                reply_error(c, ERR_NOT_INT);
-                return 0;
-            }
-            if (o->count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return 0;
-            }
-            i++;
-        } else if (arg_is(a, "MATCH") && more) {
-            o->pat = c->argv[i + 1].ptr;
-            o->plen = c->argv[i + 1].len;
-            i++;
-        } else if ((allow & SCAN_ALLOW_TYPE) && arg_is(a, "TYPE") && more) {
-            o->type = c->argv[i + 1].ptr;
-            o->tlen = c->argv[i + 1].len;
-            i++;
-        } else if ((allow & SCAN_ALLOW_NOVALUES) && arg_is(a, "NOVALUES")) {
+    struct argcur a;
+    ac_init(&a, c, first);
+    while (ac_more(&a)) {
+        if (ac_is_with(&a, "COUNT", 1)) {
+            ac_ll_min(&a, 1, &o->count, HK_ERR_SYNTAX);
+        } else if (ac_is_with(&a, "MATCH", 1)) {
+            const hk_slice *p = ac_next(&a);
+            o->pat = p->ptr;
+            o->plen = p->len;
+        } else if ((allow & SCAN_ALLOW_TYPE) && ac_is_with(&a, "TYPE", 1)) {
+            const hk_slice *t = ac_next(&a);
+            o->type = t->ptr;
+            o->tlen = t->len;
+        } else if ((allow & SCAN_ALLOW_NOVALUES) && ac_is(&a, "NOVALUES")) {
             o->novalues = 1;
         } else {
-            reply_error(c, ERR_SYNTAX);
-            return 0;
+            ac_fail(&a, HK_ERR_SYNTAX);
         }
     }
+    if (!ac_ok(&a)) return 0;
     /* "*" matches everything: skip the matcher. */
     if (o->pat && o->plen == 1 && o->pat[0] == '*') o->pat = NULL;
     return 1;

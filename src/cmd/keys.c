@@ -142,21 +142,24 @@ void cmd_renamenx(struct cmd_ctx *c) { rename_generic(c, 1); }
  * checked in order, then "same object", then the keys, as Redis does. */
 void cmd_copy(struct cmd_ctx *c) {
     int dbid = c->db, replace = 0;
-    for (int j = 3; j < c->argc; j++) {
-        if (arg_is(&c->argv[j], "REPLACE")) {
+    struct argcur a;
+    ac_init(&a, c, 3);
+    while (ac_more(&a)) {
+        long long db;
+        if (ac_is(&a, "REPLACE")) {
             replace = 1;
-        } else if (arg_is(&c->argv[j], "DB") && j + 1 < c->argc) {
-            if (!arg_int_or_reply(c, &c->argv[j + 1], &dbid, NULL)) return;
-            if (dbid < 0 || dbid >= ks.ndb) {
-                reply_error(c, ERR_DB_INDEX);
-                return;
-            }
-            j++;
+        } else if (ac_is_with(&a, "DB", 1)) {
+            /* Redis's getIntFromObjectOrReply: not an integer, then out of
+             * int range, then out of the database range. */
+            if (ac_ll(&a, &db) && (db < INT_MIN || db > INT_MAX))
+                ac_fail_msg(&a, "ERR value is out of range, value must between -2147483648 and 2147483647");
+            else if (a.st == HK_OK && (db < 0 || db >= ks.ndb)) ac_fail(&a, HK_ERR_DB_INDEX);
+            else dbid = (int)db;
         } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
+            ac_fail(&a, HK_ERR_SYNTAX);
         }
     }
+    if (!ac_ok(&a)) return;
     struct keyref src, dst;
     key_of(c, 1, &src);
     /* Same shard index in any database, so dispatch's lock covers dst. */

@@ -179,20 +179,16 @@ void cmd_shutdown(struct cmd_ctx *c) {
  * key's shard is locked by dispatch (key spec 2,2,1). */
 void cmd_memory_usage(struct cmd_ctx *c) {
     long long samples = 5;
-    for (int i = 3; i < c->argc; i++) {
-        if (arg_is(&c->argv[i], "samples") && i + 1 < c->argc) {
-            if (!arg_ll_or_reply(c, &c->argv[i + 1], &samples, NULL)) return;
-            if (samples < 0) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
+    struct argcur a;
+    ac_init(&a, c, 3);
+    while (ac_more(&a)) {
+        if (ac_is_with(&a, "SAMPLES", 1) && ac_ll_min(&a, 0, &samples, HK_ERR_SYNTAX)) {
             if (samples == 0) samples = LLONG_MAX;
-            i++;
         } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
+            ac_fail(&a, HK_ERR_SYNTAX);
         }
     }
+    if (!ac_ok(&a)) return;
     struct keyref k;
     key_of(c, 2, &k);
     struct kv *e = lookup_write(c, &k); /* no keyspace hit/miss, as in Redis */
