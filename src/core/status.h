@@ -52,6 +52,11 @@ enum hk_status {
     /* Bits. */
     HK_ERR_BIT_OFFSET,
     HK_ERR_BIT_VALUE,
+    /* Lists. */
+    HK_ERR_LONG_RANGE,       /* an integer outside [-LLONG_MAX, LLONG_MAX] (LREM count, LPOS RANK) */
+    HK_ERR_RANK_ZERO,
+    HK_ERR_COUNT_NEGATIVE,   /* LPOS COUNT */
+    HK_ERR_MAXLEN_NEGATIVE,  /* LPOS MAXLEN */
     /* Connection. */
     HK_ERR_NOAUTH,
     HK_ERR_UNBLOCKED,
