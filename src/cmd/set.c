@@ -276,7 +276,7 @@ void cmd_srandmember(struct cmd_ctx *c) {
     int with_count = c->argc == 3;
     struct argcur a;
     ac_init(&a, c, 2);
-    if (with_count) ac_ll_range(&a, -LLONG_MAX, LLONG_MAX, &l, HK_ERR_COUNT_RANGE);
+    if (with_count) ac_ll_range(&a, -LLONG_MAX, LLONG_MAX, &l, HK_ERR_LONG_RANGE);
     if (!ac_ok(&a)) return;
     int bad;
     struct kv *e = set_lookup_read(c, 1, &bad);

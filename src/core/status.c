@@ -21,8 +21,6 @@ static const char *const texts[HK_STATUS_COUNT] = {
     [HK_ERR_NUMKEYS_ARGS] = "ERR Number of keys can't be greater than number of args",
     [HK_ERR_COUNT_POSITIVE] = "ERR count should be greater than 0",
     [HK_ERR_LIMIT_NEGATIVE] = "ERR LIMIT can't be negative",
-    [HK_ERR_COUNT_RANGE] = "ERR value is out of range, value must between -9223372036854775807 and "
-                           "9223372036854775807",
     [HK_ERR_TIMEOUT_FLOAT] = "ERR timeout is not a float or out of range",
     [HK_ERR_TIMEOUT_NEGATIVE] = "ERR timeout is negative",
     [HK_ERR_TIMEOUT_RANGE] = "ERR timeout is out of range",

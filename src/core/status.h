@@ -35,7 +35,6 @@ enum hk_status {
     HK_ERR_NUMKEYS_ARGS,     /* Number of keys can't be greater than number of args */
     HK_ERR_COUNT_POSITIVE,   /* count should be greater than 0 */
     HK_ERR_LIMIT_NEGATIVE,
-    HK_ERR_COUNT_RANGE,      /* "value must between" -LONG_MAX and LONG_MAX: *RANDMEMBER/HRANDFIELD counts */
     /* Blocking timeouts. */
     HK_ERR_TIMEOUT_FLOAT,
     HK_ERR_TIMEOUT_NEGATIVE,
@@ -53,7 +52,7 @@ enum hk_status {
     HK_ERR_BIT_OFFSET,
     HK_ERR_BIT_VALUE,
     /* Lists. */
-    HK_ERR_LONG_RANGE,       /* an integer outside [-LLONG_MAX, LLONG_MAX] (LREM count, LPOS RANK) */
+    HK_ERR_LONG_RANGE,       /* an integer outside [-LLONG_MAX, LLONG_MAX] (LREM count, LPOS RANK, *RANDMEMBER counts) */
     HK_ERR_RANK_ZERO,
     HK_ERR_COUNT_NEGATIVE,   /* LPOS COUNT */
     HK_ERR_MAXLEN_NEGATIVE,  /* LPOS MAXLEN */
