@@ -288,8 +288,7 @@ void cmd_hrandfield(struct cmd_ctx *c) {
         ac_init(&a, c, 2);
         long long l = 0;
         if (ac_ll(&a, &l) && l < -LLONG_MAX)
-            ac_fail_msg(&a, "ERR value is out of range, value must between -9223372036854775807 and "
-                            "9223372036854775807");
+            ac_fail(&a, HK_ERR_LONG_RANGE);
         int withvalues = 0;
         if (ac_is(&a, "WITHVALUES")) withvalues = 1;
         if (ac_more(&a)) ac_fail(&a, HK_ERR_SYNTAX);

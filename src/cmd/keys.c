@@ -50,7 +50,7 @@ static int arg_int_or_reply(struct cmd_ctx *c, const hk_slice *a, int *out, cons
     }
     if (v < INT_MIN || v > INT_MAX) {
         if (msg) reply_error(c, msg);
-        else reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
+        else reply_status(c, HK_ERR_INT_RANGE);
         return 0;
     }
     *out = (int)v;
@@ -152,7 +152,7 @@ void cmd_copy(struct cmd_ctx *c) {
             /* Redis's getIntFromObjectOrReply: not an integer, then out of
              * int range, then out of the database range. */
             if (ac_ll(&a, &db) && (db < INT_MIN || db > INT_MAX))
-                ac_fail_msg(&a, "ERR value is out of range, value must between -2147483648 and 2147483647");
+                ac_fail(&a, HK_ERR_INT_RANGE);
             else if (a.st == HK_OK && (db < 0 || db >= ks.ndb)) ac_fail(&a, HK_ERR_DB_INDEX);
             else dbid = (int)db;
         } else {

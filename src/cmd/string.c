@@ -561,7 +561,7 @@ void cmd_incrbyfloat(struct cmd_ctx *c) {
     }
     v += incr;
     if (isnan(v) || isinf(v)) {
-        reply_error(c, "ERR increment would produce NaN or Infinity");
+        reply_status(c, HK_ERR_NAN_INF);
         return;
     }
     char buf[5200];

@@ -33,6 +33,7 @@ static const char *const texts[HK_STATUS_COUNT] = {
     [HK_ERR_ZSET_DECODE] = "ERR could not decode requested zset member",
     [HK_ERR_BIT_OFFSET] = "ERR bit offset is not an integer or out of range",
     [HK_ERR_BIT_VALUE] = "ERR bit is not an integer or out of range",
+    [HK_ERR_INT_RANGE] = "ERR value is out of range, value must between -2147483648 and 2147483647",
     [HK_ERR_LONG_RANGE] = "ERR value is out of range, value must between -9223372036854775807 and "
                           "9223372036854775807",
     [HK_ERR_RANK_ZERO] = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "

@@ -52,6 +52,7 @@ enum hk_status {
     HK_ERR_BIT_OFFSET,
     HK_ERR_BIT_VALUE,
     /* Lists. */
+    HK_ERR_INT_RANGE,        /* an integer outside a C int (database indexes) */
     HK_ERR_LONG_RANGE,       /* an integer outside [-LLONG_MAX, LLONG_MAX] (LREM count, LPOS RANK, *RANDMEMBER counts) */
     HK_ERR_RANK_ZERO,
     HK_ERR_COUNT_NEGATIVE,   /* LPOS COUNT */
