@@ -13,6 +13,7 @@
 #include "../server/creply.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "../types/zset.h"
 #include "zset.h"
 
 #include <limits.h>

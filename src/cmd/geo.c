@@ -16,6 +16,7 @@
 #include "../server/config.h"
 #include "cmdutil.h"
 #include "../types/types.h"
+#include "../types/zset.h"
 #include "zset.h"
 
 #include <math.h>
@@ -167,7 +168,7 @@ void cmd_geoadd(struct cmd_ctx *c) {
         }
         e = geo_zset_create(&k, (unsigned long)n, maxlen);
     }
-    int flags = (nx ? ZADD_NX : 0) | (xx ? ZADD_XX : 0);
+    int flags = (nx ? ZS_NX : 0) | (xx ? ZS_XX : 0);
     int reported = 0;
     for (int j = 0; j < n; j++) {
         const hk_slice *m = &c->argv[first + 3 * j + 2];
@@ -180,8 +181,8 @@ void cmd_geoadd(struct cmd_ctx *c) {
         }
         /* Scores are finite integers below 2^54: no NaN can arise. */
         zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns);
-        if (out & ZADD_ADDED) added++;
-        if (out & ZADD_UPDATED) changed++;
+        if (out & ZS_ADDED) added++;
+        if (out & ZS_UPDATED) changed++;
     }
     if (zs_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
     reply_int(c, ch ? added + changed : added);
