@@ -611,8 +611,7 @@ void cmd_zrandmember(struct cmd_ctx *c) {
         /* LLONG_MIN cannot be negated: refused before the key is looked
          * up, with the range text, as HRANDFIELD/SRANDMEMBER do. */
         if (ac_ll(&a, &l) && l == LLONG_MIN)
-            ac_fail_msg(&a, "ERR value is out of range, value must between -9223372036854775807 and "
-                            "9223372036854775807");
+            ac_fail(&a, HK_ERR_LONG_RANGE);
         if (ac_is(&a, "WITHSCORES")) withscores = 1;
         if (ac_more(&a)) ac_fail(&a, HK_ERR_SYNTAX);
         /* Room for a member and a score per pick. */
