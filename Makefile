@@ -46,10 +46,21 @@ CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -pthread -D_GNU_SOURCE $(ALLOC_DEFS) $(SA
 LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LIBS := $(ALLOC_LIBS) -lm
 
+# Layers: core (data structures, protocol, sockets: no server knowledge),
+# types (value encodings over key entries: no client, no replies, no
+# keyspace), and the server (keyspace, execution, commands). Unit tests of
+# a layer link only that layer and the ones below it.
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c)
-SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/types/*.c) $(wildcard src/cmd/*.c)
+TYPES_SRC := $(wildcard src/types/*.c) src/store/kv.c
+SERVER_SRC := $(filter-out src/store/kv.c,$(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c))
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
+CORE_TESTS := geohash htable intset listpack reply resp skiplist util
+TYPES_TESTS := hashval listval quicklist setval zsetval
+# The objects a unit test links: its layer and the layers below.
+test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\
+	$(CORE_OBJ) $(TYPES_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ))))
 UNIT_SRC := $(filter-out tests/unit/test_bench.c,$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tests/test_bench
 # The load generator (bench/gen) stands alone: no server code, libc only.
@@ -64,7 +75,7 @@ $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/hotkv-server: $(CORE_OBJ) $(SERVER_OBJ)
+$(BUILD)/hotkv-server: $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/obj/bench/%.o: bench/gen/%.c
@@ -78,11 +89,11 @@ $(BUILD)/tests/test_bench: tests/unit/test_bench.c $(filter-out $(BUILD)/obj/ben
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ibench/gen -o $@ $^ $(LDFLAGS) -lm
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(SERVER_OBJ)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc -DHK_UNIT_TEST -o $@ $< $(CORE_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ)) $(LDFLAGS) $(LIBS)
+	$(CC) $(CFLAGS) -Isrc -DHK_UNIT_TEST -o $@ $< $(call test_objs,$*) $(LDFLAGS) $(LIBS)
 
--include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(TYPES_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
 
 deps:
 	@scripts/deps.sh build
