@@ -111,11 +111,11 @@ static size_t open_slot_in(const struct outbuf *ob, const struct ob_block *b) {
     return end;
 }
 
-int ob_iov(struct outbuf *ob, struct iovec *iov, int max) {
+/* ob_iov while headers are open: nothing after an unfilled one is offered. */
+static int iov_open(struct outbuf *ob, struct iovec *iov, int max) {
     int n = 0;
     for (struct ob_block *b = ob->head; b && n < max; b = b->next) {
-        /* Nothing after an unfilled header is offered. */
-        size_t end = ob->nopen ? open_slot_in(ob, b) : b->len;
+        size_t end = open_slot_in(ob, b);
         size_t avail = end - b->sent;
         if (avail) {
             iov[n].iov_base = b->data + b->sent;
@@ -123,6 +123,22 @@ int ob_iov(struct outbuf *ob, struct iovec *iov, int max) {
             n++;
         }
         if (end != b->len || (!avail && b->cap == 0)) break;
+    }
+    return n;
+}
+
+int ob_iov(struct outbuf *ob, struct iovec *iov, int max) {
+    if (ob->nopen) return iov_open(ob, iov, max);
+    int n = 0;
+    for (struct ob_block *b = ob->head; b && n < max; b = b->next) {
+        size_t avail = b->len - b->sent;
+        if (!avail) {
+            if (b->cap == 0) break; /* unfilled deferred header block: stop here */
+            continue;
+        }
+        iov[n].iov_base = b->data + b->sent;
+        iov[n].iov_len = avail;
+        n++;
     }
     return n;
 }

@@ -195,6 +195,7 @@ static void block_retry(struct client *c) {
     x->flags = CTX_RETRY | (c->flags & CLIENT_NO_TOUCH ? CTX_NO_TOUCH : 0) |
                (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP) ? CTX_MUTED : 0);
     x->warm_n = x->warm_i = 0;
+    x->errors = 0;
     x->before_unlock = retry_settle;
     bs->stay = 0;
     long long dt = exec_command(x);

@@ -46,7 +46,7 @@ static int output_class(const struct client *c) {
     return OBL_NORMAL;
 }
 
-void client_check_output_limits(struct client *c) {
+void client_check_output_limits_slow(struct client *c) {
     size_t pending = c->out.pending;
     int cls = output_class(c);
     long long hard = CFG(obl[cls][0]), soft = CFG(obl[cls][1]);
@@ -88,14 +88,6 @@ static inline unsigned client_ctx_flags(const struct client *c) {
     return f;
 }
 
-/* Count a finished command in the worker's statistics. */
-void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
-    struct cmdstat *st = &c->w->cmdstats[cmd->id];
-    stat_add(&st->calls, 1);
-    stat_add(&st->nsec, (unsigned long long)nsec);
-    if (c->ctx.errors) stat_add(&st->failed, 1);
-}
-
 int dispatch_command(struct client *c) {
     struct worker *w = c->w;
     struct cmd_ctx *x = &c->ctx;
@@ -104,7 +96,6 @@ int dispatch_command(struct client *c) {
     x->flags = client_ctx_flags(c) | (x->flags & CTX_KEYS_WARM);
     x->argv = c->argv;
     x->argc = c->argc;
-    x->cmd = NULL;
     struct command *cmd = lookup_command(w, c->argv[0].ptr, c->argv[0].len);
     if (!cmd) {
         char msg[1024];

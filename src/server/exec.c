@@ -17,7 +17,7 @@ static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev);
 
 void ctx_init(struct cmd_ctx *c) {
     memset(c, 0, sizeof(*c));
-    c->sink.on_write = ctx_on_write;
+    c->sink.on_event = ctx_on_write;
     c->keys = c->keys_inl;
     c->kpos = c->kpos_inl;
     c->kcap = CTX_KEYS_INLINE;
@@ -97,11 +97,11 @@ static void resolve_keys(struct cmd_ctx *c, struct lockset *ls) {
     const struct command *cmd = c->cmd;
     if (cmd->flags & (CMD_ALL_SHARDS | CMD_SHARDWISE)) return;
     if (!cmd->getkeys && !cmd->numkeys_at) {
-        /* The common case: a plain key range, no index array needed. */
+        /* A plain key range, no index array needed. */
         if (cmd->first <= 0) return;
         int last = cmd->last < 0 ? c->argc + cmd->last : cmd->last;
-        int n = 0;
-        for (int i = cmd->first; i <= last && i < c->argc; i += cmd->step) n++;
+        if (last >= c->argc) last = c->argc - 1;
+        int n = last >= cmd->first ? (last - cmd->first) / cmd->step + 1 : 0;
         keys_reserve(c, n);
         for (int i = cmd->first, j = 0; j < n; i += cmd->step, j++) {
             c->kpos[j] = i;
@@ -200,20 +200,16 @@ void prop_argv(struct cmd_ctx *c) {
     for (int i = 0; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
 }
 
-/* The write hook's consumer: count what the handler changed; keys found
- * expired (or, later, evicted) on the way propagate as DEL of their own,
- * ahead of the command, whatever the command propagates itself. */
+/* The write hook's consumer for what it does not just count (db.h): keys
+ * found expired (or, later, evicted) on the way propagate as DEL of their
+ * own, ahead of the command, whatever the command propagates itself. */
 static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev) {
     struct cmd_ctx *c = (struct cmd_ctx *)sink;
-    if (ev == KEV_EXPIRED || ev == KEV_EVICTED) {
-        if ((c->flags & (CTX_JOURNAL | CTX_REPLAY)) == CTX_JOURNAL) {
-            prop_start(c->prop, k->db, 2);
-            prop_bulk(c->prop, "DEL", 3);
-            prop_bulk(c->prop, k->key, k->klen);
-        }
-        return;
+    if ((ev == KEV_EXPIRED || ev == KEV_EVICTED) && (c->flags & (CTX_JOURNAL | CTX_REPLAY)) == CTX_JOURNAL) {
+        prop_start(c->prop, k->db, 2);
+        prop_bulk(c->prop, "DEL", 3);
+        prop_bulk(c->prop, k->key, k->klen);
     }
-    c->dirty++;
 }
 
 /* After the handler: the default propagation, then the journal append
@@ -224,7 +220,7 @@ static void prop_finish(struct cmd_ctx *c) {
         c->prop->len = 0;
         return;
     }
-    if (c->dirty && !(c->flags & CTX_PROP_CUSTOM)) prop_argv(c);
+    if (c->sink.dirty && !(c->flags & CTX_PROP_CUSTOM)) prop_argv(c);
 }
 
 static void journal_flush(struct cmd_ctx *c, const struct lockset *ls, unsigned one) {
@@ -270,39 +266,68 @@ static inline void run_handler(struct cmd_ctx *c) {
     db_sink = saved;
 }
 
+/* What follows the handler while the locks are held, when there is
+ * anything: the journal record, the caller's before_unlock. */
+static void __attribute__((noinline)) exec_locked_tail(struct cmd_ctx *c) {
+    if (c->flags & CTX_JOURNAL) {
+        prop_finish(c);
+        journal_flush(c, &c->own_ls, 0);
+    }
+    if (c->before_unlock) c->before_unlock(c);
+}
+
+/* And after the unlock: deferred work, giving back a big key array. */
+static void __attribute__((noinline)) exec_unlocked_tail(struct cmd_ctx *c) {
+    if (c->deferred) run_deferred(c);
+    if (c->kcap > 1024) keys_shrink(c);
+}
+
 long long exec_command(struct cmd_ctx *c) {
     const struct command *cmd = c->cmd;
     struct lockset *ls = &c->own_ls;
-    c->errors = 0;
-    c->dirty = 0;
+    c->sink.dirty = 0;
     c->flags &= ~(CTX_PROP_CUSTOM | CTX_JOURNAL | CTX_NESTED);
-    c->ls = ls;
-    c->prop = &c->own_prop;
-    ls_clear(ls);
-    resolve_keys(c, ls);
-    if (cmd->flags & CMD_ALL_SHARDS) ls_add_all(ls);
-    if (ls_count(ls)) {
+    ls->n = 0;
+    ls->all = 0;
+    c->nkeys = 0;
+    c->khint = 0;
+    switch (cmd->key_kind) {
+    case KEYS_SINGLE: {
+        /* The most common shape: one key at a fixed position (GET, SET,
+         * INCR, HSET, LPUSH...), resolved without the general loop. */
+        int i = cmd->key_single;
+        if (i < c->argc) {
+            c->kpos[0] = i;
+            resolve_one(c, i, &c->keys[0]);
+            ls->s[0] = c->keys[0].shard;
+            ls->n = 1;
+            c->nkeys = 1;
+        }
+        break;
+    }
+    case KEYS_SPEC: resolve_keys(c, ls); break;
+    case KEYS_ALL: ls->all = 1; break;
+    default: break;
+    }
+    if (ls->n || ls->all) {
         ls_acquire(ls);
         /* Read under the locks: the flag only flips with every shard held. */
-        if (journal_enabled()) c->flags |= CTX_JOURNAL;
+        if (journal_enabled()) {
+            c->flags |= CTX_JOURNAL;
+            prop_reset(c->prop, c->db);
+        }
         /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys up
          * one after the other: warm them all first so their cache misses
          * overlap, unless a pipeline pass already did. */
         if (c->nkeys > 1 && !(c->flags & CTX_KEYS_WARM))
             db_prefetch(c->keys, c->nkeys < PREFETCH_MAX_KEYS ? c->nkeys : PREFETCH_MAX_KEYS, 1);
     }
-    if (c->flags & CTX_JOURNAL) prop_reset(c->prop, c->db);
     long long t0 = hk_clock_ns();
     run_handler(c);
     long long dt = hk_clock_ns() - t0;
-    if (c->flags & CTX_JOURNAL) {
-        prop_finish(c);
-        journal_flush(c, ls, 0);
-    }
-    if (c->before_unlock) c->before_unlock(c);
-    ls_release(ls);
-    if (c->deferred) run_deferred(c);
-    if (c->kcap > 1024) keys_shrink(c);
+    if ((c->flags & CTX_JOURNAL) || c->before_unlock) exec_locked_tail(c);
+    if (ls->held) ls_release(ls);
+    if (c->deferred || c->kcap > 1024) exec_unlocked_tail(c);
     return dt;
 }
 
@@ -340,12 +365,12 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     int before = p->prop->ncmds;
     run_handler(&n);
     if (n.flags & CTX_JOURNAL) prop_finish(&n);
-    p->dirty += n.dirty;
+    p->sink.dirty += n.sink.dirty;
     p->errors += n.errors;
     p->db = n.db; /* SELECT inside a transaction sticks */
     /* The inner command described the effect: the outer one's own argv
      * (BLPOP, EXEC...) must not propagate on top of it. */
-    if (n.dirty || p->prop->ncmds != before) p->flags |= CTX_PROP_CUSTOM;
+    if (n.sink.dirty || p->prop->ncmds != before) p->flags |= CTX_PROP_CUSTOM;
     /* Deferred work waits for the outermost context's unlock. */
     while (n.deferred) {
         struct deferred *d = n.deferred;

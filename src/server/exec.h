@@ -85,7 +85,8 @@ struct prop {
 };
 
 struct cmd_ctx {
-    /* First: the store's write hook reaches the context through it. */
+    /* First: the store's write hook reaches the context through it; its
+     * `dirty` counts the events the handler reported (expiries excluded). */
     struct db_sink sink;
     const struct command *cmd;
     int argc;
@@ -115,8 +116,6 @@ struct cmd_ctx {
      * off the worker threads), for statistics and connection commands. */
     struct client *cl;
     struct worker *w;
-    /* Events the handler reported (expiries excluded). */
-    unsigned long long dirty;
     /* Propagation: own buffer, or the outer context's when nested. */
     struct prop own_prop;
     struct prop *prop;

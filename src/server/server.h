@@ -15,6 +15,7 @@
 #include "../proto/reply.h"
 #include "../proto/resp.h"
 #include "../store/db.h"
+#include "config.h"
 #include "exec.h"
 
 #include <pthread.h>
@@ -146,8 +147,13 @@ struct command {
     struct command **subs;
     int nsubs;
     int id;               /* index into per-worker statistics */
+    int key_single;       /* argv index of the only key (first == last, no finder), else 0 */
+    unsigned char key_kind; /* KEYS_NONE, KEYS_SINGLE, KEYS_SPEC or KEYS_ALL: how exec_command locks */
     char fullname[48];    /* "config|get" */
 };
+
+/* struct command.key_kind */
+enum { KEYS_NONE = 0, KEYS_SINGLE, KEYS_SPEC, KEYS_ALL };
 
 struct command *cmd_lookup(const char *name, size_t len);
 struct command *cmd_lookup_sub(struct command *parent, const char *name, size_t len);
@@ -366,12 +372,25 @@ struct client *worker_find_client(struct worker *w, uint64_t id);
 /* dispatch.c */
 int dispatch_command(struct client *c);
 /* Apply client-output-buffer-limit of c's class after a command: past the
- * hard limit the client is closed, past the soft one the clock starts. */
-void client_check_output_limits(struct client *c);
+ * hard limit the client is closed, past the soft one the clock starts.
+ * The inline part skips the common case: a normal client, no normal-class
+ * limits, no soft clock running. */
+void client_check_output_limits_slow(struct client *c);
+static inline void client_check_output_limits(struct client *c) {
+    if (!(c->flags & (CLIENT_PUBSUB | CLIENT_REPLICA)) && !c->obuf_soft_since_ms && !CFG(obl[OBL_NORMAL][0]) &&
+        !CFG(obl[OBL_NORMAL][1]))
+        return;
+    client_check_output_limits_slow(c);
+}
 /* The soft limit has been exceeded for longer than its seconds. */
 int client_soft_limit_passed(const struct client *c, long long now_ms);
 /* Count a finished command (calls, time, failures) for INFO. */
-void client_count_call(struct client *c, const struct command *cmd, long long nsec);
+static inline void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
+    struct cmdstat *st = &c->w->cmdstats[cmd->id];
+    stat_add(&st->calls, 1);
+    stat_add(&st->nsec, (unsigned long long)nsec);
+    if (c->ctx.errors) stat_add(&st->failed, 1);
+}
 int client_process_input(struct client *c);
 /* Warm the keyspace lookups of the requests waiting in the query buffers
  * of these clients (the ones a loop turn just read), so that their cache

@@ -2,6 +2,7 @@
 #include "db.h"
 
 #include "../core/alloc.h"
+#include "lockset.h"
 #include "watch.h"
 #include "../core/hash.h"
 #include "../core/util.h"
@@ -34,6 +35,7 @@ static uint64_t kv_rehash(const struct hnode *n, void *ctx) {
 void ks_init(int ndb, unsigned nshards) {
     ks.ndb = ndb;
     ks.nshards = nshards;
+    ls_nshards = nshards;
     ks.shard_bits = 0;
     while ((1u << ks.shard_bits) < nshards) ks.shard_bits++;
     ks.shards = aligned_alloc(64, sizeof(struct shard) * nshards);
@@ -150,8 +152,16 @@ void db_written(const struct keyref *k, int ev) {
     if (ev == KEV_NONE) return;
     struct shard *s = &ks.shards[k->shard];
     if (s->wkeys) wk_touch(s, k, kev_info[ev].ready);
-    if (ev != KEV_EXPIRED && ev != KEV_EVICTED) SINK(dirty, 1);
-    if (db_sink) db_sink->on_write(db_sink, k, ev);
+    struct db_sink *sink = db_sink;
+    if (ev != KEV_EXPIRED && ev != KEV_EVICTED) {
+        SINK(dirty, 1);
+        if (!sink) return;
+        sink->dirty++;
+        if (!sink->each) return;
+    } else if (!sink) {
+        return;
+    }
+    sink->on_event(sink, k, ev);
 }
 
 struct kv *db_find(const struct keyref *k, long long now_ms) {
@@ -255,9 +265,10 @@ struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long
     struct hnode **link = find_link(k);
     if (link) {
         struct kv *e = (struct kv *)*link;
-        if (kv_same_shape_str(e, val, vlen, expire)) {
+        long long iv;
+        if (kv_same_shape_str(e, val, vlen, expire, &iv)) {
             db_written(k, ev);
-            kv_overwrite_str(e, val, vlen, expire);
+            kv_write_str(e, val, vlen, expire, iv);
             kv_set_clock(e, lru_clock(store_now_ms));
             return e;
         }

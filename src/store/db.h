@@ -95,9 +95,14 @@ struct store_stats {
 extern _Thread_local struct store_stats *store_stats_sink;
 
 /* The write hook's consumer above the store: the context of the command
- * (or background task) running on this thread. NULL: nobody listens. */
+ * (or background task) running on this thread. NULL: nobody listens. The
+ * common case costs no call: a write is counted in `dirty`; on_event is
+ * called for keys that expire (or are evicted), and for every event while
+ * `each` is set (keyspace notifications, client-side caching). */
 struct db_sink {
-    void (*on_write)(struct db_sink *sink, const struct keyref *k, int ev);
+    unsigned long long dirty;
+    void (*on_event)(struct db_sink *sink, const struct keyref *k, int ev);
+    int each;
 };
 extern _Thread_local struct db_sink *db_sink;
 

@@ -98,10 +98,10 @@ static int str_encoding(const char *val, size_t vlen, long long *v) {
     return vlen <= KV_EMBSTR_MAX ? ENC_EMBSTR : ENC_RAW;
 }
 
-int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire) {
+int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire, long long *iv) {
     if (kv_type(e) != OBJ_STRING || (expire >= 0) != (kv_has_expire(e) != 0)) return 0;
-    long long v = 0;
-    int enc = str_encoding(val, vlen, &v);
+    *iv = 0;
+    int enc = str_encoding(val, vlen, iv);
     if (kv_enc(e) != enc) return 0;
     /* Another length would be another allocation size. */
     if (enc == ENC_EMBSTR) return (size_t)(e->flags >> KV_EMBLEN_SHIFT) == vlen;
@@ -111,21 +111,24 @@ int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long lon
     return 1;
 }
 
-int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
-    if (!kv_same_shape_str(e, val, vlen, expire)) return 0;
-    long long v = 0;
-    int enc = str_encoding(val, vlen, &v);
-    if (enc == ENC_INT) {
-        memcpy(kv_val(e), &v, 8);
-    } else if (enc == ENC_EMBSTR) {
-        memcpy(kv_val(e), val, vlen);
-    } else {
+void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, long long iv) {
+    switch (kv_enc(e)) {
+    case ENC_INT: memcpy(kv_val(e), &iv, 8); break;
+    case ENC_EMBSTR: memcpy(kv_val(e), val, vlen); break;
+    default: {
         struct rawstr *s = kv_ptr(e);
         memcpy(s->buf, val, vlen);
         s->buf[vlen] = '\0';
         s->len = (uint32_t)vlen;
     }
+    }
     if (expire >= 0) kv_set_expire_field(e, expire);
+}
+
+int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
+    long long iv;
+    if (!kv_same_shape_str(e, val, vlen, expire, &iv)) return 0;
+    kv_write_str(e, val, vlen, expire, iv);
     return 1;
 }
 

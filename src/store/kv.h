@@ -121,8 +121,11 @@ void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len);
  * overwrites a value of the same shape then costs no allocation. Returns 0
  * (e untouched) when it is not. e's clock is left to the caller. */
 int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire);
-/* Whether kv_overwrite_str(e, ...) would succeed (it changes nothing). */
-int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire);
+/* The two halves of kv_overwrite_str, for a caller that reports the write
+ * in between: whether the value fits e's shape (changes nothing; *iv gets
+ * the integer of an integer-encoded value), then the write itself. */
+int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire, long long *iv);
+void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, long long iv);
 /* Integer value of a string entry if it holds a canonical integer. */
 int kv_str_ll(const struct kv *e, long long *v);
 /* Make a string entry's value a raw heap string (for in-place updates);

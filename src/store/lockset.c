@@ -19,7 +19,7 @@ void ls_destroy(struct lockset *ls) {
     ls_init(ls);
 }
 
-static void grow(struct lockset *ls) {
+void ls_grow(struct lockset *ls) {
     unsigned cap = ls->cap * 2;
     unsigned *s = hk_malloc(cap * sizeof(unsigned));
     memcpy(s, ls->s, ls->n * sizeof(unsigned));
@@ -28,30 +28,17 @@ static void grow(struct lockset *ls) {
     ls->cap = cap;
 }
 
-void ls_add(struct lockset *ls, unsigned s) {
-    if (ls->all) return;
-    /* Keys usually arrive in no particular order but few per command:
-     * an insertion from the end is cheapest for those. */
-    unsigned j = ls->n;
-    while (j > 0 && ls->s[j - 1] > s) j--;
-    if (j > 0 && ls->s[j - 1] == s) return;
-    if (ls->n == ls->cap) grow(ls);
-    memmove(ls->s + j + 1, ls->s + j, (ls->n - j) * sizeof(unsigned));
-    ls->s[j] = s;
-    ls->n++;
-}
-
-unsigned ls_count(const struct lockset *ls) { return ls->all ? ks.nshards : ls->n; }
+unsigned ls_nshards;
 
 unsigned ls_max(const struct lockset *ls) { return ls->all ? ks.nshards - 1 : (ls->n ? ls->s[ls->n - 1] : 0); }
 
-void ls_acquire(struct lockset *ls) {
+void ls_acquire_slow(struct lockset *ls) {
     unsigned n = ls_count(ls);
     for (unsigned i = 0; i < n; i++) shard_lock(ls_at(ls, i));
     ls->held = 1;
 }
 
-void ls_release(struct lockset *ls) {
+void ls_release_slow(struct lockset *ls) {
     if (!ls->held) return;
     for (unsigned i = ls_count(ls); i-- > 0;) shard_unlock(ls_at(ls, i));
     ls->held = 0;

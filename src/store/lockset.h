@@ -37,15 +37,46 @@ static inline void ls_clear(struct lockset *ls) {
     ls->all = 0;
 }
 /* Add shard s (a no-op when present or when the set is `all`). Sets with
- * few shards stay sorted by insertion; big ones too (memmove). */
-void ls_add(struct lockset *ls, unsigned s);
+ * few shards stay sorted by insertion; big ones too (memmove). The first
+ * shard of an empty set (every single-key command) is stored inline. */
+void ls_grow(struct lockset *ls);
+static inline void ls_add(struct lockset *ls, unsigned s) {
+    if (ls->all) return;
+    /* Keys usually arrive in no particular order but few per command: an
+     * insertion from the end is cheapest for those. */
+    unsigned j = ls->n;
+    while (j > 0 && ls->s[j - 1] > s) j--;
+    if (j > 0 && ls->s[j - 1] == s) return;
+    if (ls->n == ls->cap) ls_grow(ls);
+    for (unsigned i = ls->n; i > j; i--) ls->s[i] = ls->s[i - 1];
+    ls->s[j] = s;
+    ls->n++;
+}
 /* Every shard of the keyspace. */
 static inline void ls_add_all(struct lockset *ls) { ls->all = 1; }
 /* Lock every shard of the set in ascending order. The calling thread must
  * hold no shard lock. */
-void ls_acquire(struct lockset *ls);
+void ls_acquire_slow(struct lockset *ls);
+void shard_lock(unsigned s);
+void shard_unlock(unsigned s);
+static inline void ls_acquire(struct lockset *ls) {
+    if (ls->n == 1 && !ls->all) {
+        shard_lock(ls->s[0]);
+        ls->held = 1;
+        return;
+    }
+    ls_acquire_slow(ls);
+}
 /* Unlock them (descending order). */
-void ls_release(struct lockset *ls);
+void ls_release_slow(struct lockset *ls);
+static inline void ls_release(struct lockset *ls) {
+    if (ls->held && ls->n == 1 && !ls->all) {
+        shard_unlock(ls->s[0]);
+        ls->held = 0;
+        return;
+    }
+    ls_release_slow(ls);
+}
 /* Is shard s in the set? */
 int ls_holds(const struct lockset *ls, unsigned s);
 /* Is every shard of `want` in `ls`? */
@@ -57,7 +88,8 @@ int ls_extend(struct lockset *ls, unsigned s);
 /* Highest shard of a non-empty set (nshards - 1 for `all`). */
 unsigned ls_max(const struct lockset *ls);
 /* Number of shards in the set. */
-unsigned ls_count(const struct lockset *ls);
+extern unsigned ls_nshards; /* the keyspace's shard count (set by ks_init) */
+static inline unsigned ls_count(const struct lockset *ls) { return ls->all ? ls_nshards : ls->n; }
 /* The i-th shard in ascending order (i < ls_count). */
 static inline unsigned ls_at(const struct lockset *ls, unsigned i) { return ls->all ? i : ls->s[i]; }
 

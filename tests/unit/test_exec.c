@@ -174,7 +174,7 @@ static void test_nested_and_propagation(void) {
     CHECK_MEM(rep, len, "*2\r\n$1\r\nq\r\n$1\r\na\r\n");
     free(rep);
     CHECK(c.flags & CTX_PROP_CUSTOM);
-    CHECK_EQ_LL(c.dirty, 1);
+    CHECK_EQ_LL(c.sink.dirty, 1);
     /* A no-op write propagates nothing; a plain one its argv. */
     c.w = &fw;
     CHECK_REPLY(&c, &ob, "SADD s m", ":1\r\n");
