@@ -185,6 +185,7 @@ static void test_nested_and_propagation(void) {
               "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*2\r\n$4\r\nlpop\r\n$1\r\nq\r\n"
               "*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$1\r\nm\r\n");
     hk_free(j);
+    CHECK_REPLY(&c, &ob, "DEL q s", ":2\r\n");
     ls_acquire(&all);
     journal_stop();
     ls_release(&all);
