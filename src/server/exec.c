@@ -39,8 +39,8 @@ static void keys_shrink(struct cmd_ctx *c) {
 void ctx_destroy(struct cmd_ctx *c) {
     keys_shrink(c);
     ls_destroy(&c->own_ls);
-    hk_free(c->own_prop.buf);
-    c->own_prop.buf = NULL;
+    hk_free(c->own_prop.out.p);
+    c->own_prop.out.p = NULL;
 }
 
 /* ---- keys ------------------------------------------------------------- */
@@ -124,21 +124,12 @@ static void resolve_keys(struct cmd_ctx *c, struct lockset *ls) {
 /* ---- propagation ------------------------------------------------------ */
 
 static void prop_reset(struct prop *p, int db) {
-    p->len = 0;
+    p->out.len = 0;
     p->ncmds = 0;
     p->start_db = p->cur_db = db;
 }
 
-static void prop_raw(struct prop *p, const void *data, size_t n) {
-    if (p->len + n > p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        while (cap < p->len + n) cap *= 2;
-        p->buf = hk_realloc(p->buf, cap);
-        p->cap = cap;
-    }
-    memcpy(p->buf + p->len, data, n);
-    p->len += n;
-}
+static void prop_raw(struct prop *p, const void *data, size_t n) { hk_buf_add(&p->out, data, n, 256); }
 
 static void prop_header(struct prop *p, char type, long long n) {
     char buf[32];
@@ -157,7 +148,7 @@ static void prop_bulk(struct prop *p, const void *s, size_t n) {
 
 /* Start a command of argc arguments in database db. */
 static void prop_start(struct prop *p, int db, int argc) {
-    if (p->ncmds == 0 && p->len == 0) {
+    if (p->ncmds == 0 && p->out.len == 0) {
         p->start_db = p->cur_db = db;
     } else if (db != p->cur_db) {
         char num[HK_LONG_STR_SIZE];
@@ -217,7 +208,7 @@ static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev) {
 static void prop_finish(struct cmd_ctx *c) {
     if (!(c->flags & CTX_JOURNAL)) return;
     if (c->flags & CTX_REPLAY) {
-        c->prop->len = 0;
+        c->prop->out.len = 0;
         return;
     }
     if (c->sink.dirty && !(c->flags & CTX_PROP_CUSTOM)) prop_argv(c);
@@ -225,7 +216,7 @@ static void prop_finish(struct cmd_ctx *c) {
 
 static void journal_flush(struct cmd_ctx *c, const struct lockset *ls, unsigned one) {
     struct prop *p = c->prop;
-    if (p->len && c->w) journal_append(c->w->id, ls, one, p->start_db, p->cur_db, p->buf, p->len);
+    if (p->out.len && c->w) journal_append(c->w->id, ls, one, p->start_db, p->cur_db, p->out.p, p->out.len);
     prop_reset(p, c->db);
 }
 

@@ -40,6 +40,7 @@
 #ifndef HK_EXEC_H
 #define HK_EXEC_H
 
+#include "../core/buf.h"
 #include "../core/status.h"
 #include "../proto/outbuf.h"
 #include "../store/db.h"
@@ -78,8 +79,7 @@ typedef struct hk_slice {
  * start_db is the database of the first one; a command for another
  * database is preceded by a SELECT. */
 struct prop {
-    char *buf;
-    size_t len, cap;
+    struct hk_buf out;
     int start_db, cur_db;
     int ncmds;
 };

@@ -11,6 +11,7 @@
 #include "journal.h"
 
 #include "../core/alloc.h"
+#include "../core/buf.h"
 #include "../core/util.h"
 #include "../store/db.h"
 #include "../store/lockset.h"
@@ -169,30 +170,16 @@ static int ready(const struct jrec *r) {
     return 1;
 }
 
-struct obuf {
-    char *p;
-    size_t len, cap;
-};
+static void out_add(struct hk_buf *o, const void *p, size_t n) { hk_buf_add(o, p, n, 4096); }
 
-static void out_add(struct obuf *o, const void *p, size_t n) {
-    if (o->len + n > o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4096;
-        while (cap < o->len + n) cap *= 2;
-        o->p = hk_realloc(o->p, cap);
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, p, n);
-    o->len += n;
-}
-
-static void out_select(struct obuf *o, int db) {
+static void out_select(struct hk_buf *o, int db) {
     char num[HK_LONG_STR_SIZE], buf[64];
     int nl = hk_ll2str(num, db);
     int n = snprintf(buf, sizeof(buf), "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", nl, num);
     out_add(o, buf, (size_t)n);
 }
 
-static void consume(struct jstream *js, const struct jrec *r, struct obuf *o) {
+static void consume(struct jstream *js, const struct jrec *r, struct hk_buf *o) {
     const struct jtag *t = (const struct jtag *)(r + 1);
     for (uint32_t i = 0; i < r->ntags; i++) expect[t[i].shard]++;
     if (r->resp_len) {
@@ -206,7 +193,7 @@ static void consume(struct jstream *js, const struct jrec *r, struct obuf *o) {
 }
 
 int journal_read(char **out, size_t *outlen) {
-    struct obuf o = {0};
+    struct hk_buf o = {0};
     pthread_mutex_lock(&read_lock);
     for (;;) {
         int progress = 0;
