@@ -194,6 +194,69 @@ static void test_nested_and_propagation(void) {
     ob_free(&ob);
 }
 
+/* Commands run nested inside a context that already holds every shard
+ * (what EXEC with a whole-keyspace command, or a script, will do): KEYS,
+ * SCAN, DBSIZE, RANDOMKEY, FLUSHDB and SWAPDB must not lock again (a
+ * second lock of a held mutex would hang this test). */
+struct nested_run {
+    struct outbuf *ob;
+    int st[8];
+};
+
+static void run_nested_all(struct cmd_ctx *c, void *arg) {
+    struct nested_run *r = arg;
+    const char *lines[] = {"SET a 1", "KEYS *", "SCAN 0", "DBSIZE", "RANDOMKEY", "SWAPDB 0 1", "FLUSHDB", "DBSIZE"};
+    for (int i = 0; i < 8; i++) {
+        char line[64];
+        snprintf(line, sizeof(line), "%s", lines[i]);
+        int argc = split(line);
+        r->st[i] = exec_nested(c, lookup(argv_buf, argc), argv_buf, argc);
+    }
+}
+
+static void test_whole_keyspace_nested(void) {
+    struct outbuf ob;
+    ob_init(&ob);
+    struct cmd_ctx c;
+    ctx_init(&c);
+    c.out = &ob;
+    struct nested_run r = {&ob, {0}};
+    CHECK_EQ_LL(exec_with_all_shards(&c, run_nested_all, &r), HK_OK);
+    for (int i = 0; i < 8; i++) CHECK_EQ_LL(r.st[i], HK_OK);
+    size_t len;
+    char *rep = drain(&ob, &len);
+    CHECK_MEM(rep, len, "+OK\r\n*1\r\n$1\r\na\r\n*2\r\n$1\r\n0\r\n*1\r\n$1\r\na\r\n:1\r\n$1\r\na\r\n+OK\r\n+OK\r\n:0\r\n");
+    free(rep);
+    /* The SWAPDB moved a to database 1; FLUSHDB emptied database 0 only. */
+    c.db = 1;
+    CHECK_REPLY(&c, &ob, "GET a", "$1\r\n1\r\n");
+    CHECK_REPLY(&c, &ob, "FLUSHALL", "+OK\r\n");
+    c.db = 0;
+    /* Under a partial lock set a whole-keyspace command is refused. */
+    struct lockset part;
+    ls_init(&part);
+    ls_add(&part, 3);
+    ls_acquire(&part);
+    c.ls = &part;
+    c.flags |= CTX_NESTED;
+    char line[32];
+    snprintf(line, sizeof(line), "KEYS *");
+    int argc = split(line);
+    CHECK_EQ_LL(exec_nested(&c, lookup(argv_buf, argc), argv_buf, argc), HK_ERR_LOCK_CONFLICT);
+    /* A key in a shard above the held one is taken on (never a deadlock). */
+    snprintf(line, sizeof(line), "SET zz 1");
+    argc = split(line);
+    CHECK_EQ_LL(exec_nested(&c, lookup(argv_buf, argc), argv_buf, argc), HK_OK);
+    c.flags &= ~CTX_NESTED;
+    ls_release(&part);
+    ls_destroy(&part);
+    c.ls = &c.own_ls;
+    free(drain(&ob, &len));
+    CHECK_REPLY(&c, &ob, "DEL zz", ":1\r\n");
+    ctx_destroy(&c);
+    ob_free(&ob);
+}
+
 int main(void) {
     commands_init();
     ks_init(16, 64);
@@ -201,5 +264,6 @@ int main(void) {
     TEST_RUN(test_capture_sink);
     TEST_RUN(test_keys_from_argv);
     TEST_RUN(test_nested_and_propagation);
+    TEST_RUN(test_whole_keyspace_nested);
     return TEST_REPORT();
 }
