@@ -11,14 +11,6 @@ int ac_fail(struct argcur *a, int st) {
     return 0;
 }
 
-int ac_fail_msg(struct argcur *a, const char *msg) {
-    if (a->st == HK_OK) {
-        a->st = HK_ERR_SYNTAX;
-        a->msg = msg;
-    }
-    return 0;
-}
-
 int ac_is(struct argcur *a, const char *word) {
     if (!ac_more(a)) return 0;
     const hk_slice *s = &a->c->argv[a->i];
@@ -76,8 +68,7 @@ int ac_double(struct argcur *a, double *v, int st_bad) {
 
 int ac_ok(struct argcur *a) {
     if (a->st == HK_OK) return 1;
-    if (a->msg) reply_error(a->c, a->msg);
-    else reply_status(a->c, a->st);
+    reply_status(a->c, a->st);
     return 0;
 }
 

@@ -3,7 +3,7 @@
  * Handlers parse their options by walking argv with a cursor instead of a
  * hand-written loop each: ac_is() consumes a keyword when it is next,
  * the typed readers consume and convert a value, and the first failure is
- * kept (as a status, or a message of the caller's) while every later call
+ * kept (as a status) while every later call
  * does nothing. A handler parses, then asks ac_ok() once: on failure it
  * has replied the first error and returns. So every option error takes
  * one path and the texts come from the status table.
@@ -29,14 +29,12 @@ struct argcur {
     struct cmd_ctx *c;
     int i;          /* next argument */
     int st;         /* first failure (HK_OK while none) */
-    const char *msg; /* its text when the caller gave one */
 };
 
 static inline void ac_init(struct argcur *a, struct cmd_ctx *c, int first) {
     a->c = c;
     a->i = first;
     a->st = HK_OK;
-    a->msg = NULL;
 }
 /* Arguments left and no failure yet. */
 static inline int ac_more(const struct argcur *a) { return a->st == HK_OK && a->i < a->c->argc; }
@@ -44,7 +42,6 @@ static inline int ac_more(const struct argcur *a) { return a->st == HK_OK && a->
 static inline int ac_left(const struct argcur *a) { return a->c->argc - a->i; }
 /* Record a failure (the first one wins); returns 0. */
 int ac_fail(struct argcur *a, int st);
-int ac_fail_msg(struct argcur *a, const char *msg);
 /* Consume the next argument when it equals `word` (case-insensitively). */
 int ac_is(struct argcur *a, const char *word);
 /* Same, only when at least `after` more arguments follow it (an option

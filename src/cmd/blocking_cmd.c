@@ -92,6 +92,8 @@ static void bpop_generic(struct cmd_ctx *c, int head) {
             if (err) return;
             continue;
         }
+        /* The key is one of this command's, so its shard is held and the
+         * nested pop cannot be refused after the header is written. */
         reply_array(c, 2);
         reply_bulk(c, k.key, k.klen);
         hk_slice argv[2] = {c->argv[0], c->argv[i]};
@@ -261,11 +263,7 @@ void cmd_client_unblock(struct cmd_ctx *c) {
         reply_subcommand_error(c);
         return;
     }
-    long long id;
-    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &id)) {
-        reply_error(c, ERR_NOT_INT);
-        return;
-    }
+    /* The reason is checked before the id, as Redis checks them. */
     int error = 0;
     if (c->argc == 4) {
         if (arg_is(&c->argv[3], "error")) error = 1;
@@ -273,6 +271,11 @@ void cmd_client_unblock(struct cmd_ctx *c) {
             reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
             return;
         }
+    }
+    long long id;
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &id)) {
+        reply_error(c, ERR_NOT_INT);
+        return;
     }
     struct unblock_req *r = hk_calloc(1, sizeof(*r));
     r->origin = c->cl->id;

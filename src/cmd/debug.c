@@ -130,8 +130,12 @@ static void debug_journal(struct cmd_ctx *c) {
             reply_status(c, HK_ERR_NOT_POSITIVE);
             return;
         }
+        if (limit > (long long)UINT32_MAX) limit = UINT32_MAX;
         size_t l = (size_t)limit;
-        if (exec_with_all_shards(c, journal_start_all, &l) != HK_OK) reply_status(c, HK_ERR_LOCK_CONFLICT);
+        journal_reader_lock();
+        int st = exec_with_all_shards(c, journal_start_all, &l);
+        journal_reader_unlock();
+        if (st != HK_OK) reply_status(c, st);
         else reply_ok(c);
     } else if (arg_is(op, "stop") && c->argc == 3) {
         if (exec_with_all_shards(c, journal_stop_all, NULL) != HK_OK) reply_status(c, HK_ERR_LOCK_CONFLICT);

@@ -375,9 +375,7 @@ void cmd_scan(struct cmd_ctx *c) {
 }
 
 /* With shard s locked: reply a random live key of db and return 1, or
- * return 0 when the shard has none. Expired keys met on the way are
- * deleted, so the loop ends: each round either answers or shrinks the
- * table. */
+ * return 0 when the shard has none. */
 static int randomkey_in_shard(struct cmd_ctx *c, unsigned s) {
     struct htable *t = &ks.shards[s].tables[c->db];
     while (t->count) {
@@ -389,7 +387,11 @@ static int randomkey_in_shard(struct cmd_ctx *c, unsigned s) {
         struct hnode *n = head;
         while (pick--) n = n->next;
         struct kv *e = (struct kv *)n;
-        if (kv_has_expire(e) && kv_expire(e) <= c->now_ms) {
+        /* An expired key met on the way is deleted (the loop then ends:
+         * each round answers or shrinks the table), unless expiry is off
+         * (a journal being applied): then it is answered, as a Redis
+         * replica answers keys its master has not deleted yet. */
+        if (kv_has_expire(e) && kv_expire(e) <= c->now_ms && !store_no_expire) {
             struct keyref k;
             keyref_init(&k, c->db, kv_key(e), kv_keylen(e));
             db_find(&k, c->now_ms); /* deletes it */

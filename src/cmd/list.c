@@ -433,8 +433,10 @@ void cmd_ltrim(struct cmd_ctx *c) {
         ltrim = (unsigned long)start;
         rtrim = llen - (unsigned long)end - 1;
     }
-    /* Reported even when nothing goes, as Redis notifies "ltrim". */
+    /* Reported even when nothing goes, as Redis notifies "ltrim"; but then
+     * nothing changed, and nothing propagates (Redis counts no change). */
     db_written(&k, KEV_LTRIM);
+    if (ltrim + rtrim == 0) prop_custom(c);
     listv_del_range(&v, 0, ltrim);
     if (rtrim) listv_del_range(&v, listv_len(&v) - rtrim, rtrim);
     finish_removal(c, &k, &v);

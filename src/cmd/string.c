@@ -192,15 +192,16 @@ static int parse_expire(struct cmd_ctx *c, const hk_slice *a, int flags, long lo
 
 /* Store value argv[vi] at k with absolute expiry `when` (-1: none), as
  * SET does ("set", and "expire" when it has one). An expiry already in
- * the past deletes the key instead. */
-static void set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when) {
+ * the past deletes the key instead. `given_ttl` says the command set the
+ * expiry itself (Redis then also reports "expire"; a TTL kept by KEEPTTL
+ * is not reported). Returns 0 when nothing changed (a past deadline on a
+ * key that was not there). */
+static int set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when, int given_ttl) {
     const hk_slice *v = &c->argv[vi];
-    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
-        db_delete(k, c->now_ms, KEV_DEL);
-        return;
-    }
+    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) return db_delete(k, c->now_ms, KEV_DEL);
     db_put_str(k, v->ptr, v->len, when, KEV_SET);
-    if (when >= 0) db_written(k, KEV_EXPIRE);
+    if (given_ttl) db_written(k, KEV_EXPIRE);
+    return 1;
 }
 
 /* SET with an expiry written as absolute, so a replay at another time
@@ -239,8 +240,7 @@ static void set_generic(struct cmd_ctx *c, int flags, int vi, int exp_arg, int i
         return;
     }
     if ((flags & SET_KEEPTTL) && old) when = kv_expire(old);
-    set_value(c, &k, vi, when);
-    if (exp_arg > 0) prop_set_abs(c, &k, vi, when);
+    if (set_value(c, &k, vi, when, exp_arg > 0) && exp_arg > 0) prop_set_abs(c, &k, vi, when);
     if (flags & SET_GET) return;
     if (int_replies) reply_int(c, 1);
     else reply_ok(c);
@@ -260,7 +260,7 @@ void cmd_getset(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     if (!get_generic(c, &k)) return;
-    set_value(c, &k, 2, -1);
+    set_value(c, &k, 2, -1, 0);
 }
 
 void cmd_getdel(struct cmd_ctx *c) {
@@ -341,7 +341,7 @@ static void mset_generic(struct cmd_ctx *c, int nx) {
     }
     for (int j = 1; j < c->argc; j += 2) {
         key_of(c, j, &k);
-        set_value(c, &k, j + 1, -1);
+        set_value(c, &k, j + 1, -1, 0);
     }
     if (nx) reply_int(c, 1);
     else reply_ok(c);

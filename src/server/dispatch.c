@@ -50,14 +50,14 @@ void client_check_output_limits_slow(struct client *c) {
     size_t pending = c->out.pending;
     int cls = output_class(c);
     long long hard = CFG(obl[cls][0]), soft = CFG(obl[cls][1]);
-    if (hard && (long long)pending > hard) {
+    if (hard && (long long)pending >= hard) {
         hk_log(LL_WARNING, "Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of output buffer limits.",
                (unsigned long long)c->id, c->addr);
         stat_add(&c->w->stats.client_outbuf_limit_disconnections, 1);
         c->flags |= CLIENT_CLOSE_ASAP;
         return;
     }
-    if (soft && (long long)pending > soft) {
+    if (soft && (long long)pending >= soft) {
         if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = c->w->now_ms;
     } else {
         c->obuf_soft_since_ms = 0;
@@ -67,7 +67,7 @@ void client_check_output_limits_slow(struct client *c) {
 int client_soft_limit_passed(const struct client *c, long long now_ms) {
     int cls = output_class(c);
     long long soft = CFG(obl[cls][1]), secs = CFG(obl[cls][2]);
-    return soft && c->obuf_soft_since_ms && (long long)c->out.pending > soft &&
+    return soft && c->obuf_soft_since_ms && (long long)c->out.pending >= soft &&
            now_ms - c->obuf_soft_since_ms > secs * 1000;
 }
 

@@ -6,6 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "creply.h"
 #include "journal.h"
 #include "server.h"
 
@@ -257,6 +258,18 @@ static inline void run_handler(struct cmd_ctx *c) {
     db_sink = saved;
 }
 
+/* run_handler for a nested command: the parent's store settings come back
+ * afterwards (a TOUCH inside a NO-TOUCH transaction must not leave
+ * touching on for the rest of it). */
+static void run_nested_handler(struct cmd_ctx *c) {
+    long long now = store_now_ms;
+    int touch = store_touch, no_expire = store_no_expire;
+    run_handler(c);
+    store_now_ms = now;
+    store_touch = touch;
+    store_no_expire = no_expire;
+}
+
 /* What follows the handler while the locks are held, when there is
  * anything: the journal record, the caller's before_unlock. */
 static void __attribute__((noinline)) exec_locked_tail(struct cmd_ctx *c) {
@@ -338,6 +351,7 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     n.cl = p->cl;
     n.w = p->w;
     int st = HK_OK;
+    int held_before = p->ls->held || p->ls->all || (p->flags & CTX_NESTED);
     if (cmd->flags & (CMD_ALL_SHARDS | CMD_SHARDWISE)) {
         if (!p->ls->all) st = HK_ERR_LOCK_CONFLICT;
     } else {
@@ -348,13 +362,20 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
             if (!ls_extend(p->ls, want.s[i])) st = HK_ERR_LOCK_CONFLICT;
         ls_destroy(&want);
     }
+    /* A parent that held nothing (a keyless EXEC or script so far) just
+     * took its first shards: from now on it journals like any writer. */
+    if (!held_before && p->ls->held && journal_enabled() && !(p->flags & CTX_JOURNAL)) {
+        p->flags |= CTX_JOURNAL;
+        prop_reset(p->prop, p->db);
+        n.flags |= CTX_JOURNAL;
+    }
     if (st != HK_OK) {
-        p->errors++;
+        reply_status(p, st);
         ctx_destroy(&n);
         return st;
     }
     int before = p->prop->ncmds;
-    run_handler(&n);
+    run_nested_handler(&n);
     if (n.flags & CTX_JOURNAL) prop_finish(&n);
     p->sink.dirty += n.sink.dirty;
     p->errors += n.errors;

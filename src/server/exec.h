@@ -139,7 +139,9 @@ long long exec_command(struct cmd_ctx *c);
  * served through its plain form, and later EXEC and scripts. Replies go to
  * the parent's sink; propagation defaults to this argv (argv[0] should
  * name cmd) and replaces the parent's own. Returns HK_OK, or
- * HK_ERR_LOCK_CONFLICT (replied) when its shards cannot be held. */
+ * HK_ERR_LOCK_CONFLICT, replied into the parent's sink, when its shards
+ * cannot be held (a caller that already wrote part of an aggregate reply
+ * must only nest commands whose shards it holds). */
 int exec_nested(struct cmd_ctx *parent, const struct command *cmd, hk_slice *argv, int argc);
 
 /* Key positions of argv for cmd (key spec, numkeys column or custom

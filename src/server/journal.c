@@ -91,6 +91,11 @@ void journal_append(int w, const struct lockset *ls, unsigned one, int start_db,
     struct jstream *js = &streams[w];
     unsigned ntags = ls ? ls_count(ls) : 1;
     size_t need = align8(sizeof(struct jrec) + ntags * sizeof(struct jtag) + len);
+    if (need > UINT32_MAX) {
+        /* A record's size is 32 bits: a bigger one is lost, not cut. */
+        atomic_store(&overflowed, 1);
+        return;
+    }
     unsigned long long produced = atomic_load_explicit(&js->produced, memory_order_relaxed);
     unsigned long long consumed = atomic_load_explicit(&js->consumed, memory_order_relaxed);
     if (produced - consumed + need > atomic_load_explicit(&limit_bytes, memory_order_relaxed)) {
@@ -135,15 +140,16 @@ static void stream_skip_all(struct jstream *js) {
     atomic_store(&js->consumed, atomic_load(&js->produced));
 }
 
+void journal_reader_lock(void) { pthread_mutex_lock(&read_lock); }
+void journal_reader_unlock(void) { pthread_mutex_unlock(&read_lock); }
+
 void journal_start(size_t limit) {
-    pthread_mutex_lock(&read_lock);
     for (int i = 0; i < nstreams; i++) stream_skip_all(&streams[i]);
     for (unsigned s = 0; s < ks.nshards; s++) expect[s] = ks.shards[s].jseq + 1;
     out_db = -1;
     atomic_store(&limit_bytes, limit);
     atomic_store(&overflowed, 0);
     atomic_store(&journal_on, 1);
-    pthread_mutex_unlock(&read_lock);
 }
 
 void journal_stop(void) { atomic_store(&journal_on, 0); }

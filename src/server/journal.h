@@ -49,10 +49,14 @@ void journal_init(int nworkers);
 void journal_append(int w, const struct lockset *ls, unsigned one, int start_db, int end_db, const char *resp,
                     size_t len);
 
-/* Start recording (every shard held by the caller); drops what an
- * earlier session left. `limit` bounds the unread bytes per stream; past
- * it recording stops and reads report the overflow. */
+/* Start recording; drops what an earlier session left. The caller holds
+ * the reader lock, then every shard (in that order: a reader never takes
+ * a shard lock, so it must not be waited for with the shards held).
+ * `limit` bounds the unread bytes per stream; past it recording stops and
+ * reads report the overflow. */
 void journal_start(size_t limit);
+void journal_reader_lock(void);
+void journal_reader_unlock(void);
 /* Stop recording (every shard held by the caller). */
 void journal_stop(void);
 /* Merge what all streams hold into out as RESP (SELECT inserted where the

@@ -276,17 +276,6 @@ struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long
     return db_put(k, kv_new_str(k->key, k->klen, val, vlen, expire), ev);
 }
 
-void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e) {
-    struct shard *s = &ks.shards[k->shard];
-    struct hnode **link = find_link(k);
-    /* The caller found old under the same lock, so it is still linked. */
-    while (*link != &old->node) link = &(*link)->next;
-    if (kv_has_expire(old)) s->nexpires[k->db]--;
-    if (kv_has_expire(e)) s->nexpires[k->db]++;
-    e->node.next = old->node.next;
-    *link = &e->node;
-}
-
 struct kv *db_take(const struct keyref *k, long long now_ms, int ev) {
     if (!db_find(k, now_ms)) return NULL;
     db_written(k, ev);

@@ -136,12 +136,8 @@ struct kv *db_peek(const struct keyref *k);
 struct kv *db_put(const struct keyref *k, struct kv *e, int ev);
 /* Set the string value of k (expiry `expire`, -1 none), as
  * db_put(k, kv_new_str(...), ev) would, but overwriting the old entry in
- * place when it has the same shape (kv_overwrite_str). Returns the entry. */
+ * place when it has the same shape (kv_same_shape_str). Returns the entry. */
 struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire, int ev);
-/* Replace entry old (found for k) with e, a re-encoding of the same value
- * whose change the caller already reported; old's value is NOT freed (it
- * moved into e or the caller owns it). */
-void db_swap_entry(const struct keyref *k, struct kv *old, struct kv *e);
 /* Delete the key, reporting `ev` (KEV_DEL for DEL; an emptied aggregate
  * reports KEV_DEL after its own event). Returns 1 if it existed (expired
  * keys count as absent). */

@@ -125,13 +125,6 @@ void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, 
     if (expire >= 0) kv_set_expire_field(e, expire);
 }
 
-int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire) {
-    long long iv;
-    if (!kv_same_shape_str(e, val, vlen, expire, &iv)) return 0;
-    kv_write_str(e, val, vlen, expire, iv);
-    return 1;
-}
-
 struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire) {
     long long v;
     /* Integers that print back to the same bytes are stored as integers. */

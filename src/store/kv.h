@@ -118,12 +118,11 @@ void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len);
 /* Store a string value into e in place when the result is exactly the
  * entry kv_new_str(key, val, vlen, expire) would build (same encoding, same
  * allocation sizes, a TTL present in both or neither): a SET that
- * overwrites a value of the same shape then costs no allocation. Returns 0
- * (e untouched) when it is not. e's clock is left to the caller. */
-int kv_overwrite_str(struct kv *e, const char *val, size_t vlen, long long expire);
-/* The two halves of kv_overwrite_str, for a caller that reports the write
- * in between: whether the value fits e's shape (changes nothing; *iv gets
- * the integer of an integer-encoded value), then the write itself. */
+ * overwrites a value of the same shape then costs no allocation. In two
+ * halves, so the caller reports the write in between: whether the value
+ * fits e's shape (changes nothing; *iv gets the integer of an
+ * integer-encoded value), then the write itself. e's clock is left to the
+ * caller. */
 int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long long expire, long long *iv);
 void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, long long iv);
 /* Integer value of a string entry if it holds a canonical integer. */

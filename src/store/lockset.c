@@ -30,7 +30,6 @@ void ls_grow(struct lockset *ls) {
 
 unsigned ls_nshards;
 
-unsigned ls_max(const struct lockset *ls) { return ls->all ? ks.nshards - 1 : (ls->n ? ls->s[ls->n - 1] : 0); }
 
 void ls_acquire_slow(struct lockset *ls) {
     unsigned n = ls_count(ls);
@@ -55,18 +54,6 @@ int ls_holds(const struct lockset *ls, unsigned s) {
     return lo < ls->n && ls->s[lo] == s;
 }
 
-int ls_covers(const struct lockset *ls, const struct lockset *want) {
-    if (ls->all) return 1;
-    if (want->all) return 0;
-    /* Both sorted: one merge pass. */
-    unsigned i = 0;
-    for (unsigned j = 0; j < want->n; j++) {
-        while (i < ls->n && ls->s[i] < want->s[j]) i++;
-        if (i == ls->n || ls->s[i] != want->s[j]) return 0;
-    }
-    return 1;
-}
-
 int ls_extend(struct lockset *ls, unsigned s) {
     if (ls_holds(ls, s)) return 1;
     /* Every thread takes shards in ascending order, so waiting for one
@@ -75,5 +62,7 @@ int ls_extend(struct lockset *ls, unsigned s) {
     if (ls->n == 0 || s > ls->s[ls->n - 1]) shard_lock(s);
     else if (!shard_trylock(s)) return 0;
     ls_add(ls, s);
+    /* A set that held nothing holds this shard now: release must free it. */
+    ls->held = 1;
     return 1;
 }

@@ -4,7 +4,7 @@
  * them (FLUSHALL, SWAPDB). A set is built (ls_add / ls_add_all), acquired
  * in ascending shard order (so two sets can never deadlock), and released
  * together. A caller that already holds a set (EXEC, a script) runs inner
- * commands under it: ls_covers tells whether the inner command's shards are
+ * commands under it: ls_holds tells whether an inner command's shard is
  * held, and ls_extend adds a shard to a held set without risking deadlock
  * (it blocks only for a shard above every held one; below, it only tries).
  *
@@ -79,14 +79,11 @@ static inline void ls_release(struct lockset *ls) {
 }
 /* Is shard s in the set? */
 int ls_holds(const struct lockset *ls, unsigned s);
-/* Is every shard of `want` in `ls`? */
-int ls_covers(const struct lockset *ls, const struct lockset *want);
-/* Add shard s to the held set ls and lock it. Safe against deadlock: a
- * shard above every held one is waited for; a lower one is only tried.
- * Returns 1 when s is held afterwards, 0 when it could not be taken. */
+/* Add shard s to the held set ls and lock it (an empty set counts as
+ * held afterwards). Safe against deadlock: a shard above every held one is
+ * waited for; a lower one is only tried. Returns 1 when s is held
+ * afterwards, 0 when it could not be taken. */
 int ls_extend(struct lockset *ls, unsigned s);
-/* Highest shard of a non-empty set (nshards - 1 for `all`). */
-unsigned ls_max(const struct lockset *ls);
 /* Number of shards in the set. */
 extern unsigned ls_nshards; /* the keyspace's shard count (set by ks_init) */
 static inline unsigned ls_count(const struct lockset *ls) { return ls->all ? ls_nshards : ls->n; }

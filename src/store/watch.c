@@ -12,8 +12,6 @@ void (*wk_signal_hook)(const struct bwaiter *w);
  * of a stream all see the same entries, so all of them. */
 static const unsigned char wakes_all[WK_NKINDS] = {[WK_LIST] = 0, [WK_ZSET] = 0, [WK_STREAM] = 1};
 
-int wk_kind_wakes_all(int kind) { return kind >= 0 && kind < WK_NKINDS && wakes_all[kind]; }
-
 static uint64_t wk_rehash(const struct hnode *n, void *ctx) {
     (void)ctx;
     return ((const struct wkey *)n)->hash;

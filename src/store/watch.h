@@ -58,9 +58,6 @@ struct wkey {
  * block or take a shard lock). */
 extern void (*wk_signal_hook)(const struct bwaiter *w);
 
-/* 1 when every waiter of `kind` is woken by a write, 0 when only the first. */
-int wk_kind_wakes_all(int kind);
-
 /* The entry of k in its (locked) shard, or NULL. */
 struct wkey *wk_find(const struct keyref *k);
 /* The entry of k, created (version 0, nobody attached) when missing. */

@@ -15,12 +15,6 @@ void dg_mix(unsigned char digest[20], const void *p, size_t len) {
     sha1(digest, 20, digest);
 }
 
-void dg_mix_ll(unsigned char digest[20], long long v) {
-    char buf[HK_LONG_STR_SIZE];
-    int n = hk_ll2str(buf, v);
-    dg_mix(digest, buf, (size_t)n);
-}
-
 void dg_mix_double(unsigned char digest[20], double d) {
     char buf[64];
     int n = hk_d2str(buf, sizeof(buf), d);

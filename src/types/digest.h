@@ -13,8 +13,7 @@
 
 void dg_xor(unsigned char digest[20], const void *p, size_t len);
 void dg_mix(unsigned char digest[20], const void *p, size_t len);
-/* dg_mix of an integer's decimal form, and of a score as Redis prints it. */
-void dg_mix_ll(unsigned char digest[20], long long v);
+/* dg_mix of a score as Redis prints it. */
 void dg_mix_double(unsigned char digest[20], double d);
 /* Lower-case hex of a digest into out (41 bytes with the NUL). */
 void dg_hex(const unsigned char digest[20], char out[41]);

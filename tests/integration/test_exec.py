@@ -227,6 +227,53 @@ def test_expiry_in_the_past_propagates_del(jr):
     assert journal_cmds(jr) == [[b"DEL", b"a"], [b"DEL", b"b"], [b"DEL", b"c"]]
 
 
+def test_past_deadline_on_a_missing_key_propagates_nothing(jr):
+    jr.set("nokey", "v", exat=1)
+    assert journal_cmds(jr) == []
+    jr.set("k", "v")
+    journal(jr)
+    jr.set("k", "v", exat=1)
+    assert journal_cmds(jr) == [[b"DEL", b"k"]]
+    assert not jr.exists("k")
+
+
+def test_keepttl_is_one_write(jr):
+    jr.set("k", "v", ex=100)
+    before = jr.info("persistence")["rdb_changes_since_last_save"]
+    jr.set("k", "w", keepttl=True)
+    assert jr.info("persistence")["rdb_changes_since_last_save"] == before + 1
+    assert 0 < jr.ttl("k") <= 100
+    assert journal_cmds(jr)[-1] == [b"SET", b"k", b"w", b"KEEPTTL"]
+
+
+def test_noop_ltrim_propagates_nothing(jr):
+    jr.rpush("l", "a", "b")
+    journal(jr)
+    jr.ltrim("l", 0, -1)
+    assert journal_cmds(jr) == []
+    jr.ltrim("l", 1, -1)
+    assert journal_cmds(jr) == [[b"LTRIM", b"l", b"1", b"-1"]]
+
+
+def test_randomkey_while_applying_a_journal(jr):
+    """A connection applying a journal does not expire keys; RANDOMKEY then
+    answers a key past its deadline (as a replica does) instead of looping."""
+    jr.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+    try:
+        jr.set("k", "v", px=20)
+        time.sleep(0.05)
+        host, port = jr.connection_pool.connection_kwargs["host"], jr.connection_pool.connection_kwargs["port"]
+        c = RespConn(host, port, timeout=5)
+        assert c.cmd("DEBUG", "JOURNAL", "APPLY", "ON") == "OK"
+        assert c.cmd("RANDOMKEY") == b"k"
+        assert c.cmd("GET", "k") == b"v"
+        c.close()
+        # Everyone else sees it expired.
+        assert jr.get("k") is None
+    finally:
+        jr.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 1)
+
+
 def test_getex_getdel_persist(jr):
     jr.set("a", "v")
     jr.set("b", "v", ex=100)

@@ -165,9 +165,11 @@ static void test_nested_and_propagation(void) {
     struct lockset all;
     ls_init(&all);
     ls_add_all(&all);
+    journal_reader_lock();
     ls_acquire(&all);
     journal_start(1 << 20);
     ls_release(&all);
+    journal_reader_unlock();
     exec_command(&c);
     size_t len;
     char *rep = drain(&ob, &len);

@@ -31,6 +31,18 @@ static void lock_all(struct lockset *ls) {
     ls_acquire(ls);
 }
 
+/* Start recording as DEBUG JOURNAL START does: the reader lock, then
+ * every shard. */
+static void start(size_t limit) {
+    struct lockset all;
+    journal_reader_lock();
+    lock_all(&all);
+    journal_start(limit);
+    ls_release(&all);
+    journal_reader_unlock();
+    ls_destroy(&all);
+}
+
 /* A record naming the keys it wrote and each one's counter:
  * *2 $1 W $<n> "k1=s1,k2=s2," */
 static void append_record(int w, struct lockset *ls, const int *keys, int nk) {
@@ -103,11 +115,7 @@ static void test_merge_keeps_per_key_order(void) {
         key_shard[i] = ks_shard_of(k, (size_t)n);
         seq_of[i] = 0;
     }
-    struct lockset all;
-    lock_all(&all);
-    journal_start(64 * 1024 * 1024);
-    ls_release(&all);
-    ls_destroy(&all);
+    start(64 * 1024 * 1024);
     unsigned long next[NKEYS];
     for (int i = 0; i < NKEYS; i++) next[i] = 1;
     long records = 0;
@@ -133,8 +141,8 @@ static void test_merge_keeps_per_key_order(void) {
 
 static void test_select_between_databases(void) {
     struct lockset all;
+    start(1024 * 1024);
     lock_all(&all);
-    journal_start(1024 * 1024);
     const char *a = "*1\r\n$1\r\nA\r\n", *b = "*1\r\n$1\r\nB\r\n";
     journal_append(0, NULL, 3, 2, 2, a, strlen(a));
     journal_append(1, NULL, 3, 5, 5, b, strlen(b));
@@ -152,8 +160,8 @@ static void test_select_between_databases(void) {
 
 static void test_limit_reports_loss(void) {
     struct lockset all;
+    start(256);
     lock_all(&all);
-    journal_start(256);
     char big[200];
     memset(big, 'x', sizeof(big));
     journal_append(0, NULL, 1, 0, 0, big, sizeof(big));
@@ -165,8 +173,8 @@ static void test_limit_reports_loss(void) {
     CHECK_EQ_LL(journal_read(&out, &len), -1);
     hk_free(out);
     /* Starting again clears the condition. */
+    start(1024);
     lock_all(&all);
-    journal_start(1024);
     journal_stop();
     ls_release(&all);
     ls_destroy(&all);

@@ -71,7 +71,8 @@ static void test_overwrite_shape(void) {
     e = str("hello", 10);
     CHECK(kv_same_shape_str(e, "world", 5, 20, &iv));
     CHECK(!kv_same_shape_str(e, "worlds", 6, 20, &iv)); /* another allocation size */
-    CHECK(kv_overwrite_str(e, "world", 5, 20));
+    CHECK(kv_same_shape_str(e, "world", 5, 20, &iv));
+    kv_write_str(e, "world", 5, 20, iv);
     check_value(e, "world");
     CHECK_EQ_LL(kv_expire(e), 20);
     kv_free(e);
@@ -79,7 +80,8 @@ static void test_overwrite_shape(void) {
     memset(big, 'x', sizeof(big));
     e = kv_new_str("k", 1, big, 100, -1);
     memset(big, 'y', sizeof(big));
-    CHECK(kv_overwrite_str(e, big, 100, -1));
+    CHECK(kv_same_shape_str(e, big, 100, -1, &iv));
+    kv_write_str(e, big, 100, -1, iv);
     CHECK_EQ_LL(kv_enc(e), ENC_RAW);
     CHECK(((const struct rawstr *)kv_ptr(e))->buf[50] == 'y');
     kv_free(e);
