@@ -191,7 +191,4 @@ table="$RESULTS/table.md"
     lib_server_section
 } > "$RESULTS/results.md"
 
-echo
-cat "$table"
-echo
-echo "results: $RESULTS" >&2
+lib_show_table "$table"

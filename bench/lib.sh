@@ -317,6 +317,14 @@ lib_server_section() {
     done
 }
 
+# Prints a finished table to stdout and where the results went to stderr.
+lib_show_table() {
+    echo
+    cat "$1"
+    echo
+    echo "results: $RESULTS" >&2
+}
+
 # Whether gnuplot is there; warns once when not (tables are still written).
 lib_have_gnuplot() {
     if command -v gnuplot >/dev/null; then return 0; fi

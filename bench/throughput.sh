@@ -305,7 +305,4 @@ fi
     lib_server_section
 } > "$RESULTS/results.md"
 
-echo
-cat "$table"
-echo
-echo "results: $RESULTS" >&2
+lib_show_table "$table"

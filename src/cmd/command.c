@@ -125,20 +125,33 @@ static void reply_tips(struct cmd_ctx *c, const struct command *cmd) {
     for (int i = 0; i < n; i++) reply_bulk_cstr(c, tips[i]);
 }
 
-/* One key spec: flags, then begin_search by index, then find_keys. */
-static void reply_spec_head(struct cmd_ctx *c, const struct command *cmd, int index) {
+/* A {type, spec} map; the caller then writes the spec map itself. */
+static void reply_search(struct cmd_ctx *c, const char *type) {
+    reply_map(c, 2);
+    reply_bulk_cstr(c, "type");
+    reply_bulk_cstr(c, type);
+    reply_bulk_cstr(c, "spec");
+}
+
+/* One key spec up to its find_keys spec: flags, then begin_search by
+ * index, or "unknown" when index is 0 (positions found by code). */
+static void reply_spec_head(struct cmd_ctx *c, const struct command *cmd, int index,
+                            const char *find_type) {
     reply_map(c, 3);
     reply_bulk_cstr(c, "flags");
     reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
     reply_bulk_cstr(c, "begin_search");
-    reply_map(c, 2);
-    reply_bulk_cstr(c, "type");
-    reply_bulk_cstr(c, "index");
-    reply_bulk_cstr(c, "spec");
-    reply_map(c, 1);
-    reply_bulk_cstr(c, "index");
-    reply_int(c, index);
+    if (index > 0) {
+        reply_search(c, "index");
+        reply_map(c, 1);
+        reply_bulk_cstr(c, "index");
+        reply_int(c, index);
+    } else {
+        reply_search(c, "unknown");
+        reply_map(c, 0);
+    }
     reply_bulk_cstr(c, "find_keys");
+    reply_search(c, find_type);
 }
 
 static void reply_key_specs(struct cmd_ctx *c, const struct command *cmd) {
@@ -147,32 +160,14 @@ static void reply_key_specs(struct cmd_ctx *c, const struct command *cmd) {
         return;
     }
     if (cmd->getkeys) {
-        /* Positions found by code, not describable statically. */
         reply_set(c, 1);
-        reply_map(c, 3);
-        reply_bulk_cstr(c, "flags");
-        reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
-        reply_bulk_cstr(c, "begin_search");
-        reply_map(c, 2);
-        reply_bulk_cstr(c, "type");
-        reply_bulk_cstr(c, "unknown");
-        reply_bulk_cstr(c, "spec");
-        reply_map(c, 0);
-        reply_bulk_cstr(c, "find_keys");
-        reply_map(c, 2);
-        reply_bulk_cstr(c, "type");
-        reply_bulk_cstr(c, "unknown");
-        reply_bulk_cstr(c, "spec");
+        reply_spec_head(c, cmd, 0, "unknown");
         reply_map(c, 0);
         return;
     }
     reply_set(c, (cmd->first > 0) + (cmd->numkeys_at > 0));
     if (cmd->first > 0) {
-        reply_spec_head(c, cmd, cmd->first);
-        reply_map(c, 2);
-        reply_bulk_cstr(c, "type");
-        reply_bulk_cstr(c, "range");
-        reply_bulk_cstr(c, "spec");
+        reply_spec_head(c, cmd, cmd->first, "range");
         reply_map(c, 3);
         reply_bulk_cstr(c, "lastkey");
         reply_int(c, cmd->last < 0 ? cmd->last : cmd->last - cmd->first);
@@ -182,11 +177,7 @@ static void reply_key_specs(struct cmd_ctx *c, const struct command *cmd) {
         reply_int(c, 0);
     }
     if (cmd->numkeys_at > 0) {
-        reply_spec_head(c, cmd, cmd->numkeys_at);
-        reply_map(c, 2);
-        reply_bulk_cstr(c, "type");
-        reply_bulk_cstr(c, "keynum");
-        reply_bulk_cstr(c, "spec");
+        reply_spec_head(c, cmd, cmd->numkeys_at, "keynum");
         reply_map(c, 3);
         reply_bulk_cstr(c, "keynumidx");
         reply_int(c, 0);

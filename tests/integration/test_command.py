@@ -134,6 +134,15 @@ def test_command_key_specs(conn):
     mu = conn.cmd("COMMAND", "INFO", "memory|usage")[0]
     assert mu[3:6] == [2, 2, 1]
     assert mu[8][0][:2] == [b"flags", ["RO"]]
+    # numkeys forms: a keynum spec after the range spec of the destination.
+    zus = conn.cmd("COMMAND", "INFO", "zunionstore")[0]
+    assert [spec[5][1] for spec in zus[8]] == [b"range", b"keynum"]
+    assert zus[8][1][3] == [b"type", b"index", b"spec", [b"index", 2]]
+    assert zus[8][1][5][3] == [b"keynumidx", 0, b"firstkey", 1, b"keystep", 1]
+    # Keys found by code: one spec of unknown search and find.
+    gr = conn.cmd("COMMAND", "INFO", "georadius")[0]
+    assert gr[8] == [[b"flags", gr[8][0][1], b"begin_search", [b"type", b"unknown", b"spec", []],
+                      b"find_keys", [b"type", b"unknown", b"spec", []]]]
     # Keyless commands have no key specs.
     assert conn.cmd("COMMAND", "INFO", "ping")[0][8] == []
 
