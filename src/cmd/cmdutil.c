@@ -50,3 +50,8 @@ int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan
     if (o->pat && o->plen == 1 && o->pat[0] == '*') o->pat = NULL;
     return 1;
 }
+
+void key_write_fire(struct pre_change *pc) {
+    struct key_write *w = (struct key_write *)pc;
+    db_written(w->k, w->ev);
+}

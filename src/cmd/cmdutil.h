@@ -8,6 +8,7 @@
 #include "../server/creply.h"
 #include "../server/server.h"
 #include "../store/db.h"
+#include "../types/types.h"
 #include "args.h"
 
 /* Look up for reading: counts hits/misses. Returns NULL when absent. */
@@ -50,6 +51,23 @@ static inline struct kv *lookup_typed(struct cmd_ctx *c, int argi, struct keyref
     struct kv *e = write ? lookup_write(c, k) : lookup_read(c, k);
     *bad = e && !check_type(c, e, type);
     return *bad ? NULL : e;
+}
+
+/* A pre_change (types/types.h) that reports event ev on key k: handed to
+ * a types mutator, the write is reported just before the value first
+ * changes. A handler that created the key (db_put reported it) marks it
+ * fired. */
+struct key_write {
+    struct pre_change pc;
+    const struct keyref *k;
+    int ev;
+};
+void key_write_fire(struct pre_change *pc);
+static inline void key_write_init(struct key_write *w, const struct keyref *k, int ev, int reported) {
+    w->pc.fn = key_write_fire;
+    w->pc.fired = reported;
+    w->k = k;
+    w->ev = ev;
 }
 
 /* Valid client name: printable ASCII without spaces. */

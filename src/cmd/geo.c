@@ -15,7 +15,6 @@
 #include "../core/util.h"
 #include "../server/config.h"
 #include "cmdutil.h"
-#include "../types/types.h"
 #include "../types/zset.h"
 #include "zset.h"
 
@@ -116,17 +115,6 @@ static void geo_reply_coord(struct cmd_ctx *c, double d) {
 
 /* ---- GEOADD ---- */
 
-/* A new, empty zset entry for key k sized for `count` members of at most
- * maxlen bytes, with the encoding ZADD would pick. */
-static struct kv *geo_zset_create(struct keyref *k, unsigned long count, size_t maxlen) {
-    struct kv *e;
-    if (count <= (unsigned long)TLIM(zset_max_listpack_entries) && maxlen <= (size_t)TLIM(zset_max_listpack_value))
-        e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_LISTPACK, lp_new(), -1);
-    else
-        e = kv_new_ptr(k->key, k->klen, OBJ_ZSET, ENC_SKIPLIST, zsl_new(), -1);
-    return db_put(k, e, KEV_ZADD);
-}
-
 void cmd_geoadd(struct cmd_ctx *c) {
     int nx = 0, xx = 0, ch = 0, first = 2;
     for (; first < c->argc; first++) {
@@ -161,26 +149,24 @@ void cmd_geoadd(struct cmd_ctx *c) {
     struct kv *e = lookup_write(c, &k);
     if (e && !check_type(c, e, OBJ_ZSET)) goto done;
     long long added = 0, changed = 0;
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_ZADD, 0);
     if (!e) {
         if (xx) {
             reply_int(c, 0);
             goto done;
         }
-        e = geo_zset_create(&k, (unsigned long)n, maxlen);
+        e = zs_create(&k, (unsigned long)n, maxlen, KEV_ZADD);
+        kw.pc.fired = 1;
     }
     int flags = (nx ? ZS_NX : 0) | (xx ? ZS_XX : 0);
-    int reported = 0;
     for (int j = 0; j < n; j++) {
         const hk_slice *m = &c->argv[first + 3 * j + 2];
         int out = 0;
         double ns = scores[j];
-        /* The write is reported before the first member that changes. */
-        if (!reported && zs_add_changes(e, scores[j], m->ptr, m->len, flags)) {
-            db_written(&k, KEV_ZADD);
-            reported = 1;
-        }
-        /* Scores are finite integers below 2^54: no NaN can arise. */
-        zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns);
+        /* Reported before the first member that changes. Scores are finite
+         * integers below 2^54: no NaN can arise. */
+        zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns, &kw.pc);
         if (out & ZS_ADDED) added++;
         if (out & ZS_UPDATED) changed++;
     }

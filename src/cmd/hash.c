@@ -174,9 +174,10 @@ void cmd_hdel(struct cmd_ctx *c) {
     }
     if (!check_type(c, e, OBJ_HASH)) return;
     long long deleted = 0;
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_HDEL, 0);
     for (int i = 2; i < c->argc; i++) {
-        if (!deleted && hashv_exists(e, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_HDEL);
-        deleted += hashv_del(e, c->argv[i].ptr, c->argv[i].len);
+        deleted += hashv_del(e, c->argv[i].ptr, c->argv[i].len, &kw.pc);
         if (hashv_len(e) == 0) break;
     }
     if (deleted) {

@@ -113,8 +113,9 @@ static void dense_put(unsigned char *r, int i, int val) {
 }
 
 /* Raise register i to val if it is lower; 1 when it changed. */
-static int dense_raise(unsigned char *r, int i, int val) {
+static int dense_raise(unsigned char *r, int i, int val, struct pre_change *pc) {
     if (dense_get(r, i) >= val) return 0;
+    pre_change(pc);
     dense_put(r, i, val);
     return 1;
 }
@@ -276,9 +277,9 @@ static int hll_to_dense(struct rawstr **sp) {
  * then merge equal adjacent VALs in a window of five opcodes from the one
  * before. Turns the sketch dense when count exceeds 32 or the edit would
  * grow it past hll-sparse-max-bytes. *sp may move. Returns 1 when the
- * register changed, 0 when it already held count or more, -1 when the
- * sketch is corrupt. */
-static int sparse_raise(struct rawstr **sp, int index, int count) {
+ * register changed, calling pre_change(pc) before, 0 when it already held
+ * count or more, -1 when the sketch is corrupt. */
+static int sparse_raise(struct rawstr **sp, int index, int count, struct pre_change *pc) {
     if (count > HLL_VAL_MAX) goto promote;
     /* Room for the worst split (+3), plus one byte for a split of a
      * truncated XZERO at the very end, whose sequence is written in full. */
@@ -307,14 +308,9 @@ static int sparse_raise(struct rawstr **sp, int index, int count) {
     unsigned char *next = p + oplen < end ? p + oplen : NULL;
     int is_xzero = op_is_xzero(p), is_zero = op_is_zero(p), is_val = op_is_val(p);
 
-    if (is_val) {
-        if (op_val_value(p) >= count) return 0;
-        if (span == 1) {
-            op_set_val(p, count, 1);
-            goto merge;
-        }
-    }
-    if (is_zero && span == 1) {
+    if (is_val && op_val_value(p) >= count) return 0;
+    pre_change(pc);
+    if ((is_val || is_zero) && span == 1) {
         op_set_val(p, count, 1);
         goto merge;
     }
@@ -368,42 +364,14 @@ merge:
 
 promote:
     if (!hll_to_dense(sp)) return -1;
-    return dense_raise((unsigned char *)(*sp)->buf + HLL_HDR, index, count);
+    return dense_raise((unsigned char *)(*sp)->buf + HLL_HDR, index, count, pc);
 }
 
 /* Raise a register of a sketch of either encoding (see sparse_raise). */
-static int hll_raise(struct rawstr **sp, int index, int count) {
+static int hll_raise(struct rawstr **sp, int index, int count, struct pre_change *pc) {
     if ((unsigned char)(*sp)->buf[4] == HLL_ENC_DENSE)
-        return dense_raise((unsigned char *)(*sp)->buf + HLL_HDR, index, count);
-    return sparse_raise(sp, index, count);
-}
-
-/* Whether hll_raise(s, index, count) would change the sketch, without
- * changing it: a PFADD reports its write before the first register it
- * raises. A malformed sparse stream counts as "yes" (the raise itself then
- * reports the corruption). */
-static int hll_would_raise(const struct rawstr *s, int index, int count) {
-    const unsigned char *b = (const unsigned char *)s->buf;
-    if (b[4] == HLL_ENC_DENSE) return dense_get(b + HLL_HDR, index) < count;
-    const unsigned char *p = b + HLL_HDR, *end = b + s->len;
-    int first = 0;
-    while (p < end) {
-        int span, val = 0;
-        if (op_is_zero(p)) {
-            span = op_zero_len(p);
-            p++;
-        } else if (op_is_xzero(p)) {
-            span = op_xzero_len(p, end);
-            p += 2;
-        } else {
-            span = op_val_len(p);
-            val = op_val_value(p);
-            p++;
-        }
-        if (index < first + span) return val < count;
-        first += span;
-    }
-    return 1;
+        return dense_raise((unsigned char *)(*sp)->buf + HLL_HDR, index, count, pc);
+    return sparse_raise(sp, index, count, pc);
 }
 
 /* Fold a validated sketch into max[] (register-wise maximum). Returns 0
@@ -512,14 +480,13 @@ void cmd_pfadd(struct cmd_ctx *c) {
     int updated;
     struct rawstr *s = hll_target(c, &k, &e, &updated);
     if (!s) return;
-    int reported = updated;
+    /* Reported before the first register that rises (a new key was
+     * reported when it was stored). */
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_PFADD, updated);
     for (int j = 2; j < c->argc; j++) {
         int idx, cnt = hll_pattern((const unsigned char *)c->argv[j].ptr, c->argv[j].len, &idx);
-        if (!reported && hll_would_raise(s, idx, cnt)) {
-            db_written(&k, KEV_PFADD);
-            reported = 1;
-        }
-        int r = hll_raise(&s, idx, cnt);
+        int r = hll_raise(&s, idx, cnt, &kw.pc);
         if (r < 0) {
             kv_set_ptr(e, s);
             reply_error(c, ERR_HLL_CORRUPT);
@@ -629,7 +596,7 @@ void cmd_pfmerge(struct cmd_ctx *c) {
     /* Registers are raised one by one in index order, as Redis does, so a
      * sparse destination ends with the same bytes. */
     for (int i = 0; i < HLL_REGS; i++)
-        if (max[i]) hll_raise(&s, i, max[i]);
+        if (max[i]) hll_raise(&s, i, max[i], NULL);
     kv_set_ptr(e, s);
     hll_invalidate(s);
     reply_ok(c);

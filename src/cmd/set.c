@@ -60,11 +60,11 @@ void cmd_sadd(struct cmd_ctx *c) {
      * (Redis signals only when a member was added). */
     if (e) setv_maybe_convert(&o, hint);
     long long added = 0;
-    for (int i = 2; i < c->argc; i++) {
-        /* An existing set reports before its first new member. */
-        if (e && !added && !setv_has(&o, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_SADD);
-        added += setv_add(&o, c->argv[i].ptr, c->argv[i].len);
-    }
+    /* An existing set reports before its first new member; a new key is
+     * reported when it is stored. */
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_SADD, !e);
+    for (int i = 2; i < c->argc; i++) added += setv_add(&o, c->argv[i].ptr, c->argv[i].len, &kw.pc);
     if (e) setv_store(e, &o);
     else db_put(&k, setv_entry(k.key, k.klen, &o), KEV_SADD);
     reply_int(c, added);
@@ -82,9 +82,10 @@ void cmd_srem(struct cmd_ctx *c) {
     if (!check_type(c, e, OBJ_SET)) return;
     struct setv o = setv_of(e);
     long long removed = 0;
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_SREM, 0);
     for (int i = 2; i < c->argc; i++) {
-        if (!removed && setv_has(&o, c->argv[i].ptr, c->argv[i].len)) db_written(&k, KEV_SREM);
-        removed += setv_remove(&o, c->argv[i].ptr, c->argv[i].len);
+        removed += setv_remove(&o, c->argv[i].ptr, c->argv[i].len, &kw.pc);
         if (!setv_size(&o)) break;
     }
     setv_store(e, &o);
@@ -212,11 +213,10 @@ void cmd_spop(struct cmd_ctx *c) {
         uint64_t remaining = size - (uint64_t)count;
         struct setv ns = setv_new(o.enc == ENC_INTSET ? ENC_INTSET : ENC_LISTPACK);
         while (remaining--) {
-            struct lp_val v, copy;
+            struct lp_val v;
             setv_random(&o, &v);
-            copy = v;
-            setv_add_val(&ns, &copy);
-            setv_remove(&o, setv_val_ptr(&copy), copy.len);
+            setv_add_val(&ns, &v);
+            setv_remove(&o, setv_val_ptr(&v), v.len, NULL);
         }
         reply_members(c, &o);
         if (prop_on(c)) {
@@ -234,13 +234,12 @@ void cmd_spop(struct cmd_ctx *c) {
     if (count > 0) reply_set(c, n);
     b.left = (uint64_t)n;
     for (long long i = 0; i < n; i++) {
-        struct lp_val v, copy;
+        struct lp_val v;
         setv_random(&o, &v);
         /* Reply before removing: the member's bytes live in the set. */
         reply_val(c, &v);
         srem_batch_add(&b, &v);
-        copy = v;
-        setv_remove(&o, setv_val_ptr(&copy), copy.len);
+        setv_remove(&o, setv_val_ptr(&v), v.len, NULL);
     }
     setv_store(e, &o);
     if (!setv_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
@@ -381,24 +380,21 @@ void cmd_smove(struct cmd_ctx *c) {
         reply_int(c, setv_has(&so, m->ptr, m->len));
         return;
     }
-    if (!setv_has(&so, m->ptr, m->len)) {
+    struct key_write kw;
+    key_write_init(&kw, &ks_, KEV_SREM, 0);
+    if (!setv_remove(&so, m->ptr, m->len, &kw.pc)) {
         reply_int(c, 0);
         return;
     }
-    db_written(&ks_, KEV_SREM);
-    setv_remove(&so, m->ptr, m->len);
     setv_store(src, &so);
     if (!setv_size(&so)) db_delete(&ks_, c->now_ms, KEV_DEL);
     if (dst) {
         struct setv d = setv_of(dst);
-        if (!setv_has(&d, m->ptr, m->len)) {
-            db_written(&kd, KEV_SADD);
-            setv_add(&d, m->ptr, m->len);
-            setv_store(dst, &d);
-        }
+        key_write_init(&kw, &kd, KEV_SADD, 0);
+        if (setv_add(&d, m->ptr, m->len, &kw.pc)) setv_store(dst, &d);
     } else {
         struct setv d = setv_create(m->ptr, m->len, 1);
-        setv_add(&d, m->ptr, m->len);
+        setv_add(&d, m->ptr, m->len, NULL);
         db_put(&kd, setv_entry(kd.key, kd.klen, &d), KEV_SADD);
     }
     reply_int(c, 1);
@@ -546,7 +542,7 @@ static void set_union_diff(struct cmd_ctx *c, int first, int n, int dst, int op)
                 setv_iter_init(&it, &sets[j]);
                 while (setv_iter_next(&it, &v)) {
                     if (j == 0) setv_add_val(&res, &v);
-                    else setv_remove(&res, setv_val_ptr(&v), v.len);
+                    else setv_remove(&res, setv_val_ptr(&v), v.len, NULL);
                 }
             }
         }

@@ -33,9 +33,7 @@ static struct kv *zlookup_write(struct cmd_ctx *c, int argi, struct keyref *k, i
     return lookup_typed(c, argi, k, OBJ_ZSET, 1, bad);
 }
 
-/* A new, empty zset stored as key k (reporting ev), encoded for the
- * members about to be added. Returns the entry. */
-static struct kv *zs_create(struct keyref *k, unsigned long size_hint, size_t maxlen_hint, int ev) {
+struct kv *zs_create(struct keyref *k, unsigned long size_hint, size_t maxlen_hint, int ev) {
     return db_put(k, zs_entry_new(k->key, k->klen, size_hint, maxlen_hint), ev);
 }
 
@@ -129,22 +127,19 @@ static void zadd_generic(struct cmd_ctx *c, int flags) {
     if (bad) goto done;
     long long added = 0, updated = 0, processed = 0;
     double score = 0;
-    int ev = incr ? KEV_ZINCR : KEV_ZADD, reported = 0;
+    int ev = incr ? KEV_ZINCR : KEV_ZADD;
+    struct key_write kw;
+    key_write_init(&kw, &k, ev, !e);
     if (!e) {
         if (flags & ZS_XX) goto reply;
         e = zs_create(&k, (unsigned long)pairs, maxlen, ev);
-        reported = 1;
     }
     for (int j = 0; j < pairs; j++) {
         int out;
         double ns = scores[j];
         const hk_slice *m = &c->argv[si + 2 * j + 1];
         /* Reported before the first member that changes. */
-        if (!reported && zs_add_changes(e, scores[j], m->ptr, m->len, flags)) {
-            db_written(&k, ev);
-            reported = 1;
-        }
-        int st = zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns);
+        int st = zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns, &kw.pc);
         if (st != HK_OK) {
             zs_delete_if_empty(c, &k, e);
             reply_status(c, st);
@@ -217,10 +212,10 @@ void cmd_zrem(struct cmd_ctx *c) {
     if (bad) return;
     long long deleted = 0;
     if (e) {
+        struct key_write kw;
+        key_write_init(&kw, &k, KEV_ZREM, 0);
         for (int i = 2; i < c->argc; i++) {
-            double sc;
-            if (!deleted && zs_score(e, c->argv[i].ptr, c->argv[i].len, &sc)) db_written(&k, KEV_ZREM);
-            if (zs_del(e, c->argv[i].ptr, c->argv[i].len)) deleted++;
+            if (zs_del(e, c->argv[i].ptr, c->argv[i].len, &kw.pc)) deleted++;
             if (zs_len(e) == 0) break;
         }
         if (deleted) zs_delete_if_empty(c, &k, e);

@@ -12,6 +12,10 @@
 #include "../store/kv.h"
 #include "../types/zset.h"
 
+/* A new, empty zset stored as key k (reporting ev), encoded for the
+ * members about to be added: size_hint of them, the longest maxlen_hint
+ * bytes. Returns the entry. */
+struct kv *zs_create(struct keyref *k, unsigned long size_hint, size_t maxlen_hint, int ev);
 /* Store z as key k, replacing any value and reporting ev, encoded for its
  * size; an empty z deletes the key instead (reporting KEV_DEL when it
  * existed). Takes z. */

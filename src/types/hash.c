@@ -258,11 +258,12 @@ int hashv_set(struct kv *e, const char *f, size_t fl, const char *v, size_t vl) 
     return HASHV_CREATED;
 }
 
-int hashv_del(struct kv *e, const char *f, size_t fl) {
+int hashv_del(struct kv *e, const char *f, size_t fl, struct pre_change *pc) {
     if (kv_enc(e) == ENC_LISTPACK) {
         lpack *lp = kv_ptr(e);
         size_t pos = lp_find(lp, lp_first(lp), f, fl, 1);
         if (pos == LP_NONE) return 0;
+        pre_change(pc);
         size_t next;
         lp = lp_delete(lp, pos, &next);
         lp = lp_delete(lp, next, NULL);
@@ -272,6 +273,7 @@ int hashv_del(struct kv *e, const char *f, size_t fl) {
     struct htable *t = kv_ptr(e);
     struct hnode **link = hash_ht_find(t, f, fl);
     if (!link) return 0;
+    pre_change(pc);
     struct hnode *n = *link;
     ht_unlink(t, link);
     hk_free(n);

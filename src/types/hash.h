@@ -17,6 +17,7 @@
 
 #include "../core/listpack.h"
 #include "../store/kv.h"
+#include "types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,9 +67,10 @@ int hashv_exists(const struct kv *e, const char *f, size_t fl);
  * is too long for the listpack, and after adding when the field count
  * passes the limit. Every hashv_val taken before is invalid afterwards. */
 int hashv_set(struct kv *e, const char *f, size_t fl, const char *v, size_t vl);
-/* Delete field f; 1 when it existed. The caller deletes the key once the
- * hash is empty and calls hashv_shrink after a batch of deletions. */
-int hashv_del(struct kv *e, const char *f, size_t fl);
+/* Delete field f; 1 when it existed, calling pre_change(pc) first. The
+ * caller deletes the key once the hash is empty and calls hashv_shrink
+ * after a batch of deletions. */
+int hashv_del(struct kv *e, const char *f, size_t fl, struct pre_change *pc);
 /* Give back hash table buckets once deletions left the table mostly empty;
  * nothing for a listpack. */
 void hashv_shrink(struct kv *e);

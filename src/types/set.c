@@ -88,16 +88,18 @@ static void sht_insert(struct htable *t, const char *s, size_t len) {
     ht_insert(t, &e->node, hk_hash(s, len), snode_hash, NULL);
 }
 
-static int sht_add(struct htable *t, const char *s, size_t len) {
+static int sht_add(struct htable *t, const char *s, size_t len, struct pre_change *pc) {
     if (sht_find(t, s, len)) return 0;
+    pre_change(pc);
     sht_insert(t, s, len);
     return 1;
 }
 
 /* s may be the node's own bytes: it is not read once the node is freed. */
-static int sht_remove(struct htable *t, const char *s, size_t len) {
+static int sht_remove(struct htable *t, const char *s, size_t len, struct pre_change *pc) {
     struct hnode **l = sht_find(t, s, len);
     if (!l) return 0;
+    pre_change(pc);
     struct hnode *n = *l;
     ht_unlink(t, l);
     hk_free(n);
@@ -334,10 +336,15 @@ static size_t digits10(long long v) {
  * a hash table; an intset receiving a string becomes a listpack if the
  * result fits the listpack limits, else a hash table; a listpack past its
  * limits becomes a hash table. */
-static int add_parsed(struct setv *o, const char *s, size_t len, int isint, long long iv) {
+static int add_parsed(struct setv *o, const char *s, size_t len, int isint, long long iv, struct pre_change *pc) {
     if (o->enc == ENC_INTSET) {
         struct intset *is = o->p;
         if (isint) {
+            uint32_t at;
+            if (pre_change_pending(pc)) {
+                if (intset_find(is, iv, &at)) return 0;
+                pre_change(pc);
+            }
             int added;
             o->p = intset_add(is, iv, &added);
             if (added && intset_len(o->p) > intset_cap()) setv_convert(o, ENC_HT);
@@ -350,6 +357,7 @@ static int add_parsed(struct setv *o, const char *s, size_t len, int isint, long
             maxlen = a > b ? a : b;
         }
         unsigned long long vmax = (unsigned long long)TLIM(set_max_listpack_value);
+        pre_change(pc);
         if ((long long)n < TLIM(set_max_listpack_entries) && len <= vmax && maxlen <= vmax &&
             (unsigned long long)n * 12 + len < SET_LP_SAFE_BYTES) {
             setv_convert(o, ENC_LISTPACK);
@@ -363,6 +371,7 @@ static int add_parsed(struct setv *o, const char *s, size_t len, int isint, long
     if (o->enc == ENC_LISTPACK) {
         lpack *lp = o->p;
         if (lp_count(lp) && lp_find(lp, lp_first(lp), s, len, 0) != LP_NONE) return 0;
+        pre_change(pc);
         if ((long long)lp_count(lp) < TLIM(set_max_listpack_entries) &&
             len <= (unsigned long long)TLIM(set_max_listpack_value) && lp_bytes(lp) + len + 16 < SET_LP_SAFE_BYTES) {
             o->p = isint ? lp_append_int(lp, iv) : lp_append(lp, s, len);
@@ -372,36 +381,39 @@ static int add_parsed(struct setv *o, const char *s, size_t len, int isint, long
         }
         return 1;
     }
-    return sht_add(o->p, s, len);
+    return sht_add(o->p, s, len, pc);
 }
 
-int setv_add(struct setv *o, const char *s, size_t len) {
+int setv_add(struct setv *o, const char *s, size_t len, struct pre_change *pc) {
     long long iv = 0;
     int isint = hk_str2ll(s, len, &iv);
-    return add_parsed(o, s, len, isint, iv);
+    return add_parsed(o, s, len, isint, iv, pc);
 }
 
 int setv_add_val(struct setv *o, const struct lp_val *v) {
-    if (v->is_int) return add_parsed(o, setv_val_ptr(v), v->len, 1, v->v);
-    return setv_add(o, v->s, v->len);
+    if (v->is_int) return add_parsed(o, setv_val_ptr(v), v->len, 1, v->v, NULL);
+    return setv_add(o, v->s, v->len, NULL);
 }
 
-int setv_remove(struct setv *o, const char *s, size_t len) {
+int setv_remove(struct setv *o, const char *s, size_t len, struct pre_change *pc) {
     if (o->enc == ENC_INTSET) {
         long long iv;
-        int removed = 0;
-        if (hk_str2ll(s, len, &iv)) o->p = intset_remove(o->p, iv, &removed);
-        return removed;
+        uint32_t at;
+        if (!hk_str2ll(s, len, &iv) || !intset_find(o->p, iv, &at)) return 0;
+        pre_change(pc);
+        o->p = intset_remove_at(o->p, at);
+        return 1;
     }
     if (o->enc == ENC_LISTPACK) {
         lpack *lp = o->p;
         if (!lp_count(lp)) return 0;
         size_t pos = lp_find(lp, lp_first(lp), s, len, 0);
         if (pos == LP_NONE) return 0;
+        pre_change(pc);
         o->p = lp_delete(lp, pos, NULL);
         return 1;
     }
-    return sht_remove(o->p, s, len);
+    return sht_remove(o->p, s, len, pc);
 }
 
 /* ---- value lifecycle (type table) ------------------------------------- */

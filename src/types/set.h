@@ -19,6 +19,7 @@
 #include "../core/htable.h"
 #include "../core/listpack.h"
 #include "../store/kv.h"
+#include "types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -60,16 +61,17 @@ uint64_t setv_size(const struct setv *o);
 int setv_has(const struct setv *o, const char *s, size_t len);
 /* Same for a member read from another set (no re-parse of integers). */
 int setv_has_val(const struct setv *o, const struct lp_val *v);
-/* Add s/len; returns 1 when it was not a member. May convert o (intset ->
- * listpack or hash table, listpack -> hash table) and move o->p: members
- * read from o before the call are invalid after it. */
-int setv_add(struct setv *o, const char *s, size_t len);
+/* Add s/len; returns 1 when it was not a member, calling pre_change(pc)
+ * first. May convert o (intset -> listpack or hash table, listpack -> hash
+ * table) and move o->p: members read from o before the call are invalid
+ * after it. */
+int setv_add(struct setv *o, const char *s, size_t len, struct pre_change *pc);
 /* setv_add of a member read from another set (v must not point into o). */
 int setv_add_val(struct setv *o, const struct lp_val *v);
-/* Remove s/len; returns 1 when it was a member. s may point into o itself
- * (a member just read from it): it is not read after the removal. May move
- * o->p; never changes the encoding. */
-int setv_remove(struct setv *o, const char *s, size_t len);
+/* Remove s/len; returns 1 when it was a member, calling pre_change(pc)
+ * first. s may point into o itself (a member just read from it): it is not
+ * read after the removal. May move o->p; never changes the encoding. */
+int setv_remove(struct setv *o, const char *s, size_t len, struct pre_change *pc);
 /* Re-encode o in `enc`: a bigger encoding, or ENC_INTSET when every member
  * is an integer. Moves o->p. */
 void setv_convert(struct setv *o, int enc);

@@ -39,6 +39,24 @@ struct type_ops {
     struct kv *(*load)(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
 };
 
+/* Told before a value first changes. A mutator that takes one calls
+ * pre_change() once, immediately before its first change to the value,
+ * and not at all when it changes nothing: the command layer reports the
+ * write there (db_written), before it happens, without looking the
+ * member up a second time. NULL: nobody to tell. */
+struct pre_change {
+    void (*fn)(struct pre_change *pc);
+    int fired;
+};
+static inline void pre_change(struct pre_change *pc) {
+    if (pc && !pc->fired) {
+        pc->fired = 1;
+        pc->fn(pc);
+    }
+}
+/* Whether a pre_change is still waiting to fire (worth a dry lookup). */
+static inline int pre_change_pending(const struct pre_change *pc) { return pc && !pc->fired; }
+
 #define OBJ_TYPE_MAX 8
 /* Indexed by OBJ_* (store/kv.h); NULL for types HotKV does not have. */
 extern const struct type_ops *const type_table[OBJ_TYPE_MAX];

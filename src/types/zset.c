@@ -284,13 +284,20 @@ static void zs_to_skiplist(struct kv *e) {
     kv_set_enc(e, ENC_SKIPLIST);
 }
 
-int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, int *out, double *newscore) {
+int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, int *out, double *newscore,
+           struct pre_change *pc) {
     int incr = flags & ZS_INCR, nx = flags & ZS_NX, xx = flags & ZS_XX;
     int gt = flags & ZS_GT, lt = flags & ZS_LT;
     *out = 0;
     if (isnan(score)) return HK_ERR_NAN_SCORE;
-    double cur;
-    if (zs_score(e, ele, len, &cur)) {
+    /* One lookup: the member's place serves the update too. */
+    int lp = kv_enc(e) == ENC_LISTPACK;
+    size_t pos = LP_NONE;
+    struct zsl_node *node = NULL;
+    if (lp) pos = zlp_find(kv_ptr(e), ele, len);
+    else node = zsl_find(kv_ptr(e), ele, len);
+    if (pos != LP_NONE || node) {
+        double cur = lp ? zlp_score_at(kv_ptr(e), lp_next(kv_ptr(e), pos)) : node->score;
         if (nx) {
             *out = ZS_NOP;
             return HK_OK;
@@ -305,14 +312,9 @@ int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, i
         }
         if (newscore) *newscore = score;
         if (score != cur) {
-            if (kv_enc(e) == ENC_LISTPACK) {
-                lpack *lp = kv_ptr(e);
-                lp = zlp_delete(lp, zlp_find(lp, ele, len));
-                kv_set_ptr(e, zlp_insert(lp, ele, len, score));
-            } else {
-                struct zsl *z = kv_ptr(e);
-                zsl_update_score(z, zsl_find(z, ele, len), score);
-            }
+            pre_change(pc);
+            if (lp) kv_set_ptr(e, zlp_insert(zlp_delete(kv_ptr(e), pos), ele, len, score));
+            else zsl_update_score(kv_ptr(e), node, score);
             *out = ZS_UPDATED;
         }
         return HK_OK;
@@ -321,7 +323,8 @@ int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, i
         *out = ZS_NOP;
         return HK_OK;
     }
-    if (kv_enc(e) == ENC_LISTPACK) {
+    pre_change(pc);
+    if (lp) {
         if (zs_len(e) + 1 > (unsigned long)TLIM(zset_max_listpack_entries) ||
             len > (size_t)TLIM(zset_max_listpack_value))
             zs_to_skiplist(e);
@@ -334,30 +337,19 @@ int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, i
     return HK_OK;
 }
 
-int zs_add_changes(const struct kv *e, double score, const char *ele, size_t len, int flags) {
-    if (isnan(score)) return 0;
-    double cur;
-    if (!zs_score(e, ele, len, &cur)) return !(flags & ZS_XX);
-    if (flags & ZS_NX) return 0;
-    if (flags & ZS_INCR) {
-        score += cur;
-        if (isnan(score)) return 0;
-    }
-    if (((flags & ZS_LT) && score >= cur) || ((flags & ZS_GT) && score <= cur)) return 0;
-    return score != cur;
-}
-
-int zs_del(struct kv *e, const char *ele, size_t len) {
+int zs_del(struct kv *e, const char *ele, size_t len, struct pre_change *pc) {
     if (kv_enc(e) == ENC_LISTPACK) {
         lpack *lp = kv_ptr(e);
         size_t p = zlp_find(lp, ele, len);
         if (p == LP_NONE) return 0;
+        pre_change(pc);
         kv_set_ptr(e, zlp_delete(lp, p));
         return 1;
     }
     struct zsl *z = kv_ptr(e);
     struct zsl_node *n = zsl_find(z, ele, len);
     if (!n) return 0;
+    pre_change(pc);
     zsl_delete_node(z, n);
     return 1;
 }

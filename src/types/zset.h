@@ -21,6 +21,7 @@
 #include "../core/listpack.h"
 #include "../core/skiplist.h"
 #include "../store/kv.h"
+#include "types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -89,14 +90,13 @@ void zs_scan(struct kv *e, uint64_t cursor, long long count, uint64_t *next,
  * of ZS_ADDED, ZS_UPDATED, ZS_NOP, or 0 when the member exists and keeps
  * its score; *newscore (when not NULL) gets the member's score unless the
  * outcome is ZS_NOP. HK_ERR_NAN_SCORE (nothing changed) when the score,
- * or the sum with INCR, is NaN. May convert e to a skiplist. */
-int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, int *out, double *newscore);
-/* Whether zs_add with the same arguments would change the value (changes
- * nothing): writers report before the first member that changes. */
-int zs_add_changes(const struct kv *e, double score, const char *ele, size_t len, int flags);
-/* Remove ele; 1 when it was a member. The value may end empty: the caller
- * deletes the key. */
-int zs_del(struct kv *e, const char *ele, size_t len);
+ * or the sum with INCR, is NaN. Calls pre_change(pc) before it adds or
+ * updates. May convert e to a skiplist. */
+int zs_add(struct kv *e, double score, const char *ele, size_t len, int flags, int *out, double *newscore,
+           struct pre_change *pc);
+/* Remove ele; 1 when it was a member, calling pre_change(pc) first. The
+ * value may end empty: the caller deletes the key. */
+int zs_del(struct kv *e, const char *ele, size_t len, struct pre_change *pc);
 /* Remove count members from 0-based rank start on (start + count must not
  * pass the length). */
 void zs_delete_ranks(struct kv *e, unsigned long start, unsigned long count);

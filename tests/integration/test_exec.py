@@ -246,6 +246,60 @@ def test_keepttl_is_one_write(jr):
     assert journal_cmds(jr)[-1] == [b"SET", b"k", b"w", b"KEEPTTL"]
 
 
+def changes(r):
+    return r.info("persistence")["rdb_changes_since_last_save"]
+
+
+@pytest.mark.parametrize("setup,cmd,writes", [
+    # A new key is one write, however many members it gets.
+    ([], ["GEOADD", "g", "13.36", "38.11", "a", "15.08", "37.50", "b"], 1),
+    ([], ["ZADD", "z", "1", "a", "2", "b"], 1),
+    ([], ["SADD", "s", "a", "b"], 1),
+    ([], ["PFADD", "p", "a", "b"], 1),
+    # An existing key: one write when something changes, none otherwise.
+    ([["GEOADD", "g", "13.36", "38.11", "a"]], ["GEOADD", "g", "13.36", "38.11", "a", "15.08", "37.50", "b"], 1),
+    ([["GEOADD", "g", "13.36", "38.11", "a"]], ["GEOADD", "g", "13.36", "38.11", "a"], 0),
+    ([["ZADD", "z", "1", "a"]], ["ZADD", "z", "1", "a", "2", "b", "3", "c"], 1),
+    ([["ZADD", "z", "1", "a"]], ["ZADD", "z", "1", "a"], 0),
+    ([["ZADD", "z", "1", "a"]], ["ZADD", "z", "NX", "5", "a"], 0),
+    ([["ZADD", "z", "1", "a"]], ["ZADD", "z", "GT", "0", "a"], 0),
+    ([["ZADD", "z", "1", "a", "2", "b"]], ["ZREM", "z", "x", "a", "b"], 2),  # last member: zrem + del
+    ([["ZADD", "z", "1", "a", "2", "b"]], ["ZREM", "z", "x", "y"], 0),
+    ([["SADD", "s", "1", "2"]], ["SADD", "s", "2", "3", "4"], 1),
+    ([["SADD", "s", "a", "b"]], ["SADD", "s", "a", "b"], 0),
+    ([["SADD", "s", "a", "b", "c"]], ["SREM", "s", "x", "a", "b"], 1),
+    ([["SADD", "s", "a", "b"]], ["SREM", "s", "x"], 0),
+    ([["SADD", "s", "a"], ["SADD", "d", "b"]], ["SMOVE", "s", "d", "a"], 3),  # srem + del, sadd
+    ([["SADD", "s", "a", "b"], ["SADD", "d", "a"]], ["SMOVE", "s", "d", "a"], 1),
+    ([["SADD", "s", "a"]], ["SMOVE", "s", "d", "x"], 0),
+    ([["HSET", "h", "a", "1", "b", "2", "c", "3"]], ["HDEL", "h", "x", "a", "b"], 1),
+    ([["HSET", "h", "a", "1"]], ["HDEL", "h", "x"], 0),
+    ([["PFADD", "p", "a"]], ["PFADD", "p", "a"], 0),
+    ([["PFADD", "p", "a"]], ["PFADD", "p", "a", "b", "c"], 1),
+])
+def test_write_is_reported_once(jr, setup, cmd, writes):
+    """A write is reported once before the value first changes (not per
+    member, and not twice for a created key); a write that changes
+    nothing reports nothing and propagates nothing."""
+    for c in setup:
+        jr.execute_command(*c)
+    journal(jr)
+    before = changes(jr)
+    jr.execute_command(*cmd)
+    assert changes(jr) == before + writes
+    assert len(journal_cmds(jr)) == (1 if writes else 0)
+
+
+def test_corrupt_sketch_is_no_write(jr):
+    jr.set("trunc", b"HYLL\x01\x00\x00\x00" + b"\x00" * 7 + b"\x80" + b"\x00")
+    journal(jr)
+    before = changes(jr)
+    with pytest.raises(redis.ResponseError, match="INVALIDOBJ"):
+        jr.pfadd("trunc", "a")
+    assert changes(jr) == before
+    assert journal_cmds(jr) == []
+
+
 def test_noop_ltrim_propagates_nothing(jr):
     jr.rpush("l", "a", "b")
     journal(jr)

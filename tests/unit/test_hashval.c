@@ -85,15 +85,15 @@ static void check_field_ops(struct kv *e, int enc) {
     CHECK_EQ_LL(hashv_len(e), 4);
     CHECK(has(e, "a", "12345"));
     CHECK(has(e, "b", "x"));
-    CHECK_EQ_LL(hashv_del(e, "a", 1), 1);
-    CHECK_EQ_LL(hashv_del(e, "a", 1), 0);
-    CHECK_EQ_LL(hashv_del(e, "nope", 4), 0);
+    CHECK_EQ_LL(hashv_del(e, "a", 1, NULL), 1);
+    CHECK_EQ_LL(hashv_del(e, "a", 1, NULL), 0);
+    CHECK_EQ_LL(hashv_del(e, "nope", 4, NULL), 0);
     CHECK(!hashv_exists(e, "a", 1));
     CHECK(has(e, "b", "x"));
     CHECK_EQ_LL(hashv_len(e), 3);
-    CHECK_EQ_LL(hashv_del(e, "", 0), 1);
-    CHECK_EQ_LL(hashv_del(e, "bin\0x", 5), 1);
-    CHECK_EQ_LL(hashv_del(e, "b", 1), 1);
+    CHECK_EQ_LL(hashv_del(e, "", 0, NULL), 1);
+    CHECK_EQ_LL(hashv_del(e, "bin\0x", 5, NULL), 1);
+    CHECK_EQ_LL(hashv_del(e, "b", 1, NULL), 1);
     CHECK_EQ_LL(hashv_len(e), 0);
     CHECK_EQ_LL(set_s(e, "a", "again"), HASHV_CREATED);
     CHECK(has(e, "a", "again"));
@@ -129,7 +129,7 @@ static void test_hashtable_ops(void) {
     char f[32];
     for (int i = 0; i < 4900; i++) {
         snprintf(f, sizeof(f), "f%d", i);
-        CHECK_EQ_LL(hashv_del(e, f, strlen(f)), 1);
+        CHECK_EQ_LL(hashv_del(e, f, strlen(f), NULL), 1);
     }
     hashv_shrink(e);
     CHECK_EQ_LL(hashv_len(e), 101);
@@ -157,8 +157,8 @@ static void test_convert_entries(void) {
         CHECK(has(e, f, v));
     }
     /* Never back: deleting below the limit keeps the table. */
-    hashv_del(e, "f4", 2);
-    hashv_del(e, "f3", 2);
+    hashv_del(e, "f4", 2, NULL);
+    hashv_del(e, "f3", 2, NULL);
     hashv_shrink(e);
     CHECK_EQ_LL(kv_enc(e), ENC_HT);
     kv_free(e);
@@ -520,8 +520,44 @@ static void test_digest(void) {
     kv_free(big_lp);
 }
 
+/* hashv_del calls pre_change once, before the field goes, and only when
+ * it exists. */
+struct del_probe {
+    struct pre_change pc;
+    const struct kv *e;
+    const char *f;
+    int calls, present;
+};
+
+static void del_probe_fired(struct pre_change *pc) {
+    struct del_probe *p = (struct del_probe *)pc;
+    p->calls++;
+    p->present = hashv_exists(p->e, p->f, strlen(p->f));
+}
+
+static void test_del_pre_change(void) {
+    for (int ht = 0; ht < 2; ht++) {
+        struct kv *e = ht ? new_ht() : new_hash();
+        fill(e, 4, "f", "v");
+        struct del_probe p = {{del_probe_fired, 0}, e, "f2", 0, 0};
+        CHECK_EQ_LL(hashv_del(e, "f2", 2, &p.pc), 1);
+        CHECK_EQ_LL(p.calls, 1);
+        CHECK(p.present);
+        struct del_probe q = {{del_probe_fired, 0}, e, "f2", 0, 0};
+        CHECK_EQ_LL(hashv_del(e, "f2", 2, &q.pc), 0);
+        CHECK_EQ_LL(hashv_del(e, "nope", 4, &q.pc), 0);
+        CHECK_EQ_LL(q.calls, 0);
+        /* Fired once, then silent for the next deletions. */
+        CHECK_EQ_LL(hashv_del(e, "f0", 2, &p.pc) + hashv_del(e, "f1", 2, &p.pc), 2);
+        CHECK_EQ_LL(p.calls, 1);
+        CHECK_EQ_LL(hashv_len(e), 1);
+        kv_free(e);
+    }
+}
+
 int main(void) {
     hk_hash_init(12345);
+    TEST_RUN(test_del_pre_change);
     TEST_RUN(test_listpack_ops);
     TEST_RUN(test_hashtable_ops);
     TEST_RUN(test_convert_entries);

@@ -27,20 +27,20 @@ static void set_limits(long long intset_entries, long long lp_entries, long long
 
 static void default_limits(void) { set_limits(512, 128, 64); }
 
-static int add_str(struct setv *o, const char *s) { return setv_add(o, s, strlen(s)); }
+static int add_str(struct setv *o, const char *s) { return setv_add(o, s, strlen(s), NULL); }
 static int has_str(const struct setv *o, const char *s) { return setv_has(o, s, strlen(s)); }
-static int rem_str(struct setv *o, const char *s) { return setv_remove(o, s, strlen(s)); }
+static int rem_str(struct setv *o, const char *s) { return setv_remove(o, s, strlen(s), NULL); }
 
 static int rem_ll(struct setv *o, long long v) {
     char buf[HK_LONG_STR_SIZE];
     int n = hk_ll2str(buf, v);
-    return setv_remove(o, buf, (size_t)n);
+    return setv_remove(o, buf, (size_t)n, NULL);
 }
 
 static int add_ll(struct setv *o, long long v) {
     char buf[HK_LONG_STR_SIZE];
     int n = hk_ll2str(buf, v);
-    return setv_add(o, buf, (size_t)n);
+    return setv_add(o, buf, (size_t)n, NULL);
 }
 
 static int has_ll(const struct setv *o, long long v) {
@@ -64,7 +64,7 @@ static int member_index(const char *s, size_t len) {
 static struct setv build_str(int enc, int n) {
     struct setv o = setv_new(enc);
     char buf[32];
-    for (int i = 0; i < n; i++) setv_add(&o, buf, member(buf, i));
+    for (int i = 0; i < n; i++) setv_add(&o, buf, member(buf, i), NULL);
     return o;
 }
 
@@ -145,7 +145,7 @@ static void test_hashtable(void) {
     default_limits();
     struct setv o = setv_new(ENC_HT);
     char buf[32];
-    for (int i = 0; i < 3000; i++) CHECK_EQ_LL(setv_add(&o, buf, member(buf, i)), 1);
+    for (int i = 0; i < 3000; i++) CHECK_EQ_LL(setv_add(&o, buf, member(buf, i), NULL), 1);
     CHECK_EQ_LL(add_str(&o, "m5"), 0);
     CHECK_EQ_LL(add_str(&o, "42"), 1);
     CHECK_EQ_LL(setv_size(&o), 3001);
@@ -153,12 +153,12 @@ static void test_hashtable(void) {
     CHECK(has_str(&o, "42"));
     CHECK(!has_str(&o, "m3000"));
     CHECK(!has_str(&o, "042"));
-    for (int i = 0; i < 3000; i += 2) CHECK_EQ_LL(setv_remove(&o, buf, member(buf, i)), 1);
+    for (int i = 0; i < 3000; i += 2) CHECK_EQ_LL(setv_remove(&o, buf, member(buf, i), NULL), 1);
     CHECK_EQ_LL(rem_str(&o, "m0"), 0);
     CHECK_EQ_LL(setv_size(&o), 1501);
     for (int i = 0; i < 3000; i++) CHECK_EQ_LL(setv_has(&o, buf, member(buf, i)), i % 2);
     /* Shrinking down to nothing keeps the encoding. */
-    for (int i = 1; i < 3000; i += 2) CHECK_EQ_LL(setv_remove(&o, buf, member(buf, i)), 1);
+    for (int i = 1; i < 3000; i += 2) CHECK_EQ_LL(setv_remove(&o, buf, member(buf, i), NULL), 1);
     CHECK_EQ_LL(rem_str(&o, "42"), 1);
     CHECK_EQ_LL(setv_size(&o), 0);
     CHECK_EQ_LL(o.enc, ENC_HT);
@@ -525,7 +525,7 @@ static void test_random(void) {
     while (setv_size(&o)) {
         struct lp_val v;
         setv_random(&o, &v);
-        removed += setv_remove(&o, v.s, v.len);
+        removed += setv_remove(&o, v.s, v.len, NULL);
     }
     CHECK_EQ_LL(removed, 5000);
     setv_free(&o);
@@ -599,7 +599,7 @@ static void check_dup(struct setv src, int n_expected) {
     char first[64];
     size_t flen = v.len < sizeof(first) ? v.len : sizeof(first);
     memcpy(first, setv_val_ptr(&v), flen);
-    CHECK_EQ_LL(setv_remove(&b, first, flen), 1);
+    CHECK_EQ_LL(setv_remove(&b, first, flen, NULL), 1);
     setv_store(d, &b);
     a = setv_of(e);
     CHECK_EQ_LL(setv_size(&a), n_expected);
@@ -681,7 +681,7 @@ static void test_digest(void) {
     /* Strings: order of insertion and encoding do not matter. */
     struct setv a = build_str(ENC_LISTPACK, 60), b = setv_new(ENC_LISTPACK);
     char buf[32];
-    for (int i = 59; i >= 0; i--) setv_add(&b, buf, member(buf, i));
+    for (int i = 59; i >= 0; i--) setv_add(&b, buf, member(buf, i), NULL);
     unsigned char da[20], db[20], dc[20];
     digest_of(&a, da);
     digest_of(&b, db);
@@ -702,7 +702,69 @@ static void test_digest(void) {
     setv_free(&empty);
 }
 
+/* pre_change is called exactly when setv_add adds or setv_remove
+ * removes, once per call, while the set still has its old size and
+ * membership. */
+struct set_probe {
+    struct pre_change pc;
+    const struct setv *o;
+    const char *m;
+    uint64_t size;
+    int had, calls, unchanged;
+};
+
+static void set_probe_fired(struct pre_change *pc) {
+    struct set_probe *p = (struct set_probe *)pc;
+    p->calls++;
+    p->unchanged = setv_size(p->o) == p->size && has_str(p->o, p->m) == p->had;
+}
+
+static int probed(struct setv *o, const char *m, int add, int *calls) {
+    struct set_probe p = {{set_probe_fired, 0}, o, m, setv_size(o), has_str(o, m), 0, 0};
+    int r = add ? setv_add(o, m, strlen(m), &p.pc) : setv_remove(o, m, strlen(m), &p.pc);
+    *calls = p.calls;
+    return r && p.unchanged;
+}
+
+static void test_pre_change(void) {
+    default_limits();
+    /* Each encoding, and the conversions an add can cause. */
+    static const struct {
+        int enc;
+        const char *seed[3], *add_new, *add_old;
+    } cases[] = {
+        {ENC_INTSET, {"1", "2", "3"}, "4", "2"},
+        {ENC_INTSET, {"1", "2", "3"}, "abc", "3"}, /* intset -> listpack */
+        {ENC_LISTPACK, {"a", "b", "c"}, "d", "b"},
+        {ENC_HT, {"a", "b", "c"}, "d", "c"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct setv o = setv_new(cases[i].enc);
+        for (int j = 0; j < 3; j++) add_str(&o, cases[i].seed[j]);
+        int calls;
+        CHECK(probed(&o, cases[i].add_new, 1, &calls));
+        CHECK_EQ_LL(calls, 1);
+        CHECK(!probed(&o, cases[i].add_old, 1, &calls));
+        CHECK_EQ_LL(calls, 0);
+        CHECK(probed(&o, cases[i].add_old, 0, &calls));
+        CHECK_EQ_LL(calls, 1);
+        CHECK(!probed(&o, cases[i].add_old, 0, &calls));
+        CHECK_EQ_LL(calls, 0);
+        CHECK(!probed(&o, "999999", 0, &calls));
+        CHECK_EQ_LL(calls, 0);
+        CHECK_EQ_LL(setv_size(&o), 3);
+        setv_free(&o);
+    }
+    /* One report for many changes: a fired pre_change is not called again. */
+    struct setv o = setv_new(ENC_LISTPACK);
+    struct set_probe p = {{set_probe_fired, 0}, &o, "x", 0, 0, 0, 0};
+    CHECK_EQ_LL(setv_add(&o, "x", 1, &p.pc) + setv_add(&o, "y", 1, &p.pc) + setv_remove(&o, "x", 1, &p.pc), 3);
+    CHECK_EQ_LL(p.calls, 1);
+    setv_free(&o);
+}
+
 int main(void) {
+    TEST_RUN(test_pre_change);
     TEST_RUN(test_intset);
     TEST_RUN(test_listpack);
     TEST_RUN(test_hashtable);

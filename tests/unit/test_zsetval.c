@@ -1,6 +1,6 @@
 /* test_zsetval.c - unit tests of the sorted-set value (src/types/zset.c)
- * in both encodings: ZADD outcomes under every flag and zs_add_changes
- * agreeing with them, NaN refusal, deletes, ranks both ways, rank-range
+ * in both encodings: ZADD outcomes under every flag and the pre_change
+ * call agreeing with them, NaN refusal, deletes, ranks both ways, rank-range
  * deletes, conversion at the entry-count and member-length limits, the
  * iterator (both directions, seek, score and lex starts), range parsing,
  * counts and spans, building results, the set algebra, the scan step, and
@@ -31,7 +31,7 @@ static struct kv *mk(int skip) { return zs_entry_new("k", 1, skip ? (unsigned lo
 static int add(struct kv *e, double score, const char *m, int flags, double *ns) {
     int out = -1;
     double dummy;
-    int st = zs_add(e, score, m, strlen(m), flags, &out, ns ? ns : &dummy);
+    int st = zs_add(e, score, m, strlen(m), flags, &out, ns ? ns : &dummy, NULL);
     return st == HK_OK ? out : -1;
 }
 
@@ -71,17 +71,54 @@ static void digest_of(const struct kv *e, unsigned char d[20]) {
 
 /* ---- adds ---- */
 
-/* zs_add_changes must say "changes" exactly when zs_add then adds or
- * updates, with the same arguments on the same value. */
+/* pre_change must be called exactly when zs_add then adds or updates,
+ * once, and while the value is still as it was before the call. */
+struct probe {
+    struct pre_change pc;
+    const struct kv *e;
+    char before[4096];
+    int calls, unchanged;
+};
+
+static void probe_fired(struct pre_change *pc) {
+    struct probe *p = (struct probe *)pc;
+    char now[4096];
+    dump(p->e, now, sizeof(now), 0);
+    p->calls++;
+    p->unchanged = strcmp(now, p->before) == 0;
+}
+
+static void probe_init(struct probe *p, const struct kv *e) {
+    memset(p, 0, sizeof(*p));
+    p->pc.fn = probe_fired;
+    p->e = e;
+    dump(e, p->before, sizeof(p->before), 0);
+}
+
 static int add_checked(struct kv *e, double score, const char *m, int flags, double *ns) {
-    int would = zs_add_changes(e, score, m, strlen(m), flags);
-    int out = add(e, score, m, flags, ns);
+    struct probe p;
+    probe_init(&p, e);
+    int out = -1;
+    double dummy;
+    int st = zs_add(e, score, m, strlen(m), flags, &out, ns ? ns : &dummy, &p.pc);
+    if (st != HK_OK) out = -1;
     int did = out > 0 && (out & (ZS_ADDED | ZS_UPDATED));
-    if (would != did) {
-        fprintf(stderr, "zs_add_changes(%g, %s, flags %d) = %d but zs_add gave %d\n", score, m, flags, would, out);
+    if (p.calls != did || (did && !p.unchanged)) {
+        fprintf(stderr, "pre_change(%g, %s, flags %d): %d call(s), value unchanged %d, but zs_add gave %d\n", score,
+                m, flags, p.calls, p.unchanged, out);
         test_cur_failed = 1;
     }
     return out;
+}
+
+/* Whether zs_add with these arguments calls pre_change (the value is
+ * changed by it or not; for arguments that change nothing). */
+static int add_fires(struct kv *e, double score, const char *m, int flags) {
+    struct probe p;
+    probe_init(&p, e);
+    int out;
+    zs_add(e, score, m, strlen(m), flags, &out, NULL, &p.pc);
+    return p.calls;
 }
 
 static void test_add_outcomes(void) {
@@ -134,7 +171,7 @@ static void test_add_outcomes(void) {
 }
 
 /* Random adds under random flags on both encodings side by side: the
- * outcomes, zs_add_changes and the contents must all agree. */
+ * outcomes, the pre_change calls and the contents must all agree. */
 static void test_add_random(void) {
     struct kv *e[2] = {mk(0), mk(1)};
     srand(11);
@@ -151,7 +188,7 @@ static void test_add_random(void) {
         CHECK_EQ_LL(o0, o1);
         CHECK(ns0 == ns1);
         if (rand() % 5 == 0) {
-            CHECK_EQ_LL(zs_del(e[0], m, strlen(m)), zs_del(e[1], m, strlen(m)));
+            CHECK_EQ_LL(zs_del(e[0], m, strlen(m), NULL), zs_del(e[1], m, strlen(m), NULL));
         }
     }
     char d0[4096], d1[4096];
@@ -166,13 +203,13 @@ static void test_nan_refused(void) {
     for (int skip = 0; skip < 2; skip++) {
         struct kv *e = mk(skip);
         int out = -1;
-        CHECK_EQ_LL(zs_add(e, NAN, "a", 1, 0, &out, NULL), HK_ERR_NAN_SCORE);
+        CHECK_EQ_LL(zs_add(e, NAN, "a", 1, 0, &out, NULL, NULL), HK_ERR_NAN_SCORE);
         CHECK_EQ_LL(zs_len(e), 0);
-        CHECK(!zs_add_changes(e, NAN, "a", 1, 0));
+        CHECK(!add_fires(e, NAN, "a", 0));
         CHECK_EQ_LL(add(e, INFINITY, "a", 0, NULL), ZS_ADDED);
         /* inf + -inf */
-        CHECK(!zs_add_changes(e, -INFINITY, "a", 1, ZS_INCR));
-        CHECK_EQ_LL(zs_add(e, -INFINITY, "a", 1, ZS_INCR, &out, NULL), HK_ERR_NAN_SCORE);
+        CHECK(!add_fires(e, -INFINITY, "a", ZS_INCR));
+        CHECK_EQ_LL(zs_add(e, -INFINITY, "a", 1, ZS_INCR, &out, NULL, NULL), HK_ERR_NAN_SCORE);
         CHECK(score_of(e, "a") == INFINITY);
         CHECK_EQ_LL(zs_len(e), 1);
         kv_free(e);
@@ -194,12 +231,18 @@ static struct kv *abcde(int skip) {
 static void test_delete(void) {
     for (int skip = 0; skip < 2; skip++) {
         struct kv *e = abcde(skip);
-        CHECK_EQ_LL(zs_del(e, "c", 1), 1);
-        CHECK_EQ_LL(zs_del(e, "c", 1), 0);
-        CHECK_EQ_LL(zs_del(e, "zz", 2), 0);
+        /* pre_change: once, before the member goes, only for a member. */
+        struct probe p;
+        probe_init(&p, e);
+        CHECK_EQ_LL(zs_del(e, "c", 1, &p.pc), 1);
+        CHECK(p.calls == 1 && p.unchanged);
+        probe_init(&p, e);
+        CHECK_EQ_LL(zs_del(e, "c", 1, &p.pc), 0);
+        CHECK_EQ_LL(zs_del(e, "zz", 2, &p.pc), 0);
+        CHECK_EQ_LL(p.calls, 0);
         CHECK_EQ_LL(zs_len(e), 4);
         CHECK_DUMP(e, 0, "a:1 b:2 d:3 e:4");
-        CHECK(zs_del(e, "a", 1) && zs_del(e, "b", 1) && zs_del(e, "d", 1) && zs_del(e, "e", 1));
+        CHECK(zs_del(e, "a", 1, NULL) && zs_del(e, "b", 1, NULL) && zs_del(e, "d", 1, NULL) && zs_del(e, "e", 1, NULL));
         CHECK_EQ_LL(zs_len(e), 0);
         kv_free(e);
     }
@@ -596,7 +639,7 @@ static void test_dup(void) {
         CHECK_MEM(kv_key(d), kv_keylen(d), "copy");
         CHECK_DUMP(d, 0, "a:1 b:2 c:2 d:3 e:4");
         add(e, 10, "a", 0, NULL);
-        zs_del(e, "b", 1);
+        zs_del(e, "b", 1, NULL);
         add(d, 0, "z", 0, NULL);
         CHECK_DUMP(e, 0, "c:2 d:3 e:4 a:10");
         CHECK_DUMP(d, 0, "z:0 a:1 b:2 c:2 d:3 e:4");
