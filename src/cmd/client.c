@@ -216,19 +216,17 @@ void cmd_client_reply(struct cmd_ctx *c) {
     const hk_slice *a = &c->argv[2];
     if (arg_is(a, "on")) {
         c->cl->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
-        c->flags &= ~CTX_MUTED;
+        ctx_follow_client(c);
         reply_ok(c);
     } else if (arg_is(a, "off")) {
         c->cl->flags |= CLIENT_REPLY_OFF;
-        c->flags |= CTX_MUTED;
+        ctx_follow_client(c);
     } else if (arg_is(a, "skip")) {
         if (!(c->cl->flags & CLIENT_REPLY_OFF)) c->cl->flags |= CLIENT_REPLY_SKIP_NEXT;
     } else {
         reply_error(c, ERR_SYNTAX);
     }
 }
-
-static void reply_subcommand_syntax(struct cmd_ctx *c) { reply_subcommand_error(c); }
 
 void cmd_client_help(struct cmd_ctx *c) {
     static const char *help[] = {
@@ -299,7 +297,7 @@ static void pause_wake(struct worker *w, void *arg) {
 
 void cmd_client_pause(struct cmd_ctx *c) {
     if (c->argc > 4) {
-        reply_subcommand_syntax(c);
+        reply_subcommand_error(c);
         return;
     }
     int all = 1;

@@ -142,7 +142,7 @@ void cmd_reset(struct cmd_ctx *c) {
     c->resp = 2;
     c->db = 0;
     c->cl->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
-    c->flags &= ~(CTX_MUTED | CTX_NO_TOUCH);
+    ctx_follow_client(c);
     hk_free(c->cl->name);
     c->cl->name = NULL;
     if (atomic_load(&cfg.requirepass_set)) c->cl->flags &= ~CLIENT_AUTHENTICATED;

@@ -334,9 +334,10 @@ static void sec_keyspace(struct sbuf *b, struct cmd_ctx *c) {
     int locked = exec_holds_all(c);
     sb_catf(b, "# Keyspace\r\n");
     for (int db = 0; db < ks.ndb; db++) {
-        unsigned long long keys = ks_dbsize(db, locked);
+        unsigned long long keys, expires;
+        ks_counts(db, locked, &keys, &expires);
         if (!keys) continue;
-        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, ks_expires(db, locked));
+        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, expires);
     }
 }
 

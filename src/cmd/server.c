@@ -66,7 +66,11 @@ static void flush_generic(struct cmd_ctx *c, int db) {
 void cmd_flushall(struct cmd_ctx *c) { flush_generic(c, -1); }
 void cmd_flushdb(struct cmd_ctx *c) { flush_generic(c, c->db); }
 
-void cmd_dbsize(struct cmd_ctx *c) { reply_int(c, (long long)ks_dbsize(c->db, exec_holds_all(c))); }
+void cmd_dbsize(struct cmd_ctx *c) {
+    unsigned long long n;
+    ks_counts(c->db, exec_holds_all(c), &n, NULL);
+    reply_int(c, (long long)n);
+}
 
 /* ---- shared helpers ------------------------------------------------------ */
 

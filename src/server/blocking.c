@@ -148,7 +148,7 @@ static void block_unblock(struct client *c, int error) {
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
     x->errors = 0;
-    x->flags = c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP) ? CTX_MUTED : 0;
+    x->flags = client_ctx_flags(c);
     if (error) reply_status(x, HK_ERR_UNBLOCKED);
     else reply_null_array(x);
     client_count_call(c, cmd, 0);
@@ -192,8 +192,7 @@ static void block_retry(struct client *c) {
     x->argc = bs->argc;
     x->cmd = bs->cmd;
     x->now_ms = c->w->now_ms;
-    x->flags = CTX_RETRY | (c->flags & CLIENT_NO_TOUCH ? CTX_NO_TOUCH : 0) |
-               (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP) ? CTX_MUTED : 0);
+    x->flags = CTX_RETRY | client_ctx_flags(c);
     x->warm_n = x->warm_i = 0;
     x->errors = 0;
     x->before_unlock = retry_settle;

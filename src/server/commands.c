@@ -64,17 +64,11 @@ static uint64_t derive_acl(const struct command *c) {
     return a;
 }
 
-/* The one-key shape the execution core resolves without a loop. */
-static int single_key(const struct command *c) {
-    if (c->getkeys || c->numkeys_at || c->first <= 0 || c->last != c->first) return 0;
-    if (c->flags & (CMD_ALL_SHARDS | CMD_SHARDWISE)) return 0;
-    return c->first;
-}
-
 static unsigned char key_kind(const struct command *c) {
     if (c->flags & CMD_ALL_SHARDS) return KEYS_ALL;
     if (c->flags & CMD_SHARDWISE) return KEYS_NONE;
-    if (single_key(c)) return KEYS_SINGLE;
+    /* The one-key shape the execution core resolves without a loop. */
+    if (!c->getkeys && !c->numkeys_at && c->first > 0 && c->last == c->first) return KEYS_SINGLE;
     if (c->first > 0 || c->numkeys_at || c->getkeys) return KEYS_SPEC;
     return KEYS_NONE;
 }
@@ -89,7 +83,6 @@ void commands_init(void) {
         by_id[id++] = c;
         snprintf(c->fullname, sizeof(c->fullname), "%s", c->name);
         c->acl = derive_acl(c); /* containers too: CONFIG is @slow, as in Redis */
-        c->key_single = single_key(c);
         c->key_kind = key_kind(c);
         unsigned s = name_slot(c->name, strlen(c->name));
         while (index_tab[s]) s = (s + 1) & (INDEX_SIZE - 1);
@@ -108,7 +101,6 @@ void commands_init(void) {
         sc->parent = p;
         sc->group = p->group;
         sc->acl = derive_acl(sc);
-        sc->key_single = single_key(sc);
         sc->key_kind = key_kind(sc);
         sc->id = id;
         by_id[id++] = sc;

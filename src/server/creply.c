@@ -69,7 +69,9 @@ int arg_double_or_reply(struct cmd_ctx *c, const hk_slice *a, double *out, const
     return 0;
 }
 
-void reply_subcommand_error(struct cmd_ctx *c) {
+/* "ERR <what> '<subcommand>'. Try <CONTAINER> HELP.", the subcommand cut
+ * to 128 bytes as Redis does. */
+static void reply_sub_error(struct cmd_ctx *c, const char *what) {
     const struct command *cmd = c->cmd;
     const char *top = cmd ? (cmd->parent ? cmd->parent->name : cmd->name) : "";
     char up[64];
@@ -77,9 +79,14 @@ void reply_subcommand_error(struct cmd_ctx *c) {
     for (i = 0; top[i] && i < sizeof(up) - 1; i++) up[i] = (char)(top[i] >= 'a' && top[i] <= 'z' ? top[i] - 32 : top[i]);
     up[i] = '\0';
     const hk_slice *sub = c->argc > 1 ? &c->argv[1] : &c->argv[0];
-    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
-                 (int)(sub->len > 128 ? 128 : sub->len), sub->ptr, up);
+    reply_errorf(c, "ERR %s '%.*s'. Try %s HELP.", what, (int)(sub->len > 128 ? 128 : sub->len), sub->ptr, up);
 }
+
+void reply_subcommand_error(struct cmd_ctx *c) {
+    reply_sub_error(c, "unknown subcommand or wrong number of arguments for");
+}
+
+void reply_unknown_subcommand(struct cmd_ctx *c) { reply_sub_error(c, "unknown subcommand"); }
 
 void reply_status(struct cmd_ctx *c, int st) {
     if (st == HK_OK) return;

@@ -89,6 +89,9 @@ static inline void reply_arity(struct cmd_ctx *c) { reply_status(c, HK_ERR_ARITY
 /* "unknown subcommand or wrong number of arguments for '<argv[1]>'. Try
  * <CONTAINER> HELP.", for a subcommand whose arguments are wrong. */
 void reply_subcommand_error(struct cmd_ctx *c);
+/* A container's subcommand (argv[1]) is not one of its own: "ERR unknown
+ * subcommand 'x'. Try CONFIG HELP." (c->cmd is the container). */
+void reply_unknown_subcommand(struct cmd_ctx *c);
 /* The same texts as macros, for the places that pass a string. */
 #define ERR_SYNTAX (hk_status_text(HK_ERR_SYNTAX))
 #define ERR_WRONGTYPE (hk_status_text(HK_ERR_WRONGTYPE))

@@ -71,21 +71,12 @@ int client_soft_limit_passed(const struct client *c, long long now_ms) {
            now_ms - c->obuf_soft_since_ms > secs * 1000;
 }
 
-static void reject(struct client *c, struct command *cmd, int st, const char *msg) {
+/* Refuse cmd before it runs with the error of status st. */
+static void reject(struct client *c, struct command *cmd, int st) {
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
-    if (msg) reply_error(x, msg);
-    else reply_status(x, st);
-    if (cmd) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
-}
-
-/* The context flags a connection's state implies for its next command. */
-static inline unsigned client_ctx_flags(const struct client *c) {
-    unsigned f = 0;
-    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) f |= CTX_MUTED;
-    if (c->flags & CLIENT_NO_TOUCH) f |= CTX_NO_TOUCH;
-    if (c->flags & CLIENT_REPLAY) f |= CTX_REPLAY;
-    return f;
+    reply_status(x, st);
+    stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
 }
 
 int dispatch_command(struct client *c) {
@@ -116,30 +107,24 @@ int dispatch_command(struct client *c) {
      * without a subcommand. */
     if (cmd->nsubs && (c->argc >= 2 || !cmd->proc)) {
         if (c->argc < 2) {
-            reject(c, cmd, HK_ERR_ARITY, NULL);
+            reject(c, cmd, HK_ERR_ARITY);
             return DISPATCH_DONE;
         }
         struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
         if (!sub) {
-            char up[64];
-            size_t i;
-            for (i = 0; cmd->name[i] && i < sizeof(up) - 1; i++)
-                up[i] = (char)(cmd->name[i] >= 'a' && cmd->name[i] <= 'z' ? cmd->name[i] - 32 : cmd->name[i]);
-            up[i] = '\0';
-            char msg[256];
-            snprintf(msg, sizeof(msg), "ERR unknown subcommand '%.*s'. Try %s HELP.",
-                     (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].ptr, up);
-            reject(c, cmd, 0, msg);
+            x->cmd = cmd;
+            reply_unknown_subcommand(x);
+            stat_add(&w->cmdstats[cmd->id].rejected, 1);
             return DISPATCH_DONE;
         }
         cmd = sub;
     }
     if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
-        reject(c, cmd, HK_ERR_ARITY, NULL);
+        reject(c, cmd, HK_ERR_ARITY);
         return DISPATCH_DONE;
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
-        reject(c, cmd, HK_ERR_NOAUTH, NULL);
+        reject(c, cmd, HK_ERR_NOAUTH);
         return DISPATCH_DONE;
     }
     if (pause_blocks(cmd, x->now_ms)) return DISPATCH_PAUSED;

@@ -152,11 +152,8 @@ static void prop_start(struct prop *p, int db, int argc) {
     if (p->ncmds == 0 && p->out.len == 0) {
         p->start_db = p->cur_db = db;
     } else if (db != p->cur_db) {
-        char num[HK_LONG_STR_SIZE];
-        int nl = hk_ll2str(num, db);
-        prop_header(p, '*', 2);
-        prop_bulk(p, "SELECT", 6);
-        prop_bulk(p, num, (size_t)nl);
+        char buf[JOURNAL_SELECT_MAX];
+        prop_raw(p, buf, journal_select_resp(buf, db));
         p->cur_db = db;
     }
     prop_header(p, '*', argc);
@@ -213,6 +210,18 @@ static void prop_finish(struct cmd_ctx *c) {
         return;
     }
     if (c->sink.dirty && !(c->flags & CTX_PROP_CUSTOM)) prop_argv(c);
+}
+
+/* Under freshly taken locks: record propagation when a journal consumer is
+ * attached (the flag only flips with every shard held, so it is read
+ * under locks), starting an empty buffer. */
+static void journal_arm(struct cmd_ctx *c) {
+    if (journal_enabled()) {
+        c->flags |= CTX_JOURNAL;
+        prop_reset(c->prop, c->db);
+    } else {
+        c->flags &= ~CTX_JOURNAL;
+    }
 }
 
 static void journal_flush(struct cmd_ctx *c, const struct lockset *ls, unsigned one) {
@@ -291,15 +300,14 @@ long long exec_command(struct cmd_ctx *c) {
     struct lockset *ls = &c->own_ls;
     c->sink.dirty = 0;
     c->flags &= ~(CTX_PROP_CUSTOM | CTX_JOURNAL | CTX_NESTED);
-    ls->n = 0;
-    ls->all = 0;
+    ls_clear(ls);
     c->nkeys = 0;
     c->khint = 0;
     switch (cmd->key_kind) {
     case KEYS_SINGLE: {
         /* The most common shape: one key at a fixed position (GET, SET,
          * INCR, HSET, LPUSH...), resolved without the general loop. */
-        int i = cmd->key_single;
+        int i = cmd->first;
         if (i < c->argc) {
             c->kpos[0] = i;
             resolve_one(c, i, &c->keys[0]);
@@ -315,11 +323,7 @@ long long exec_command(struct cmd_ctx *c) {
     }
     if (ls->n || ls->all) {
         ls_acquire(ls);
-        /* Read under the locks: the flag only flips with every shard held. */
-        if (journal_enabled()) {
-            c->flags |= CTX_JOURNAL;
-            prop_reset(c->prop, c->db);
-        }
+        journal_arm(c);
         /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys up
          * one after the other: warm them all first so their cache misses
          * overlap, unless a pipeline pass already did. */
@@ -364,10 +368,9 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     }
     /* A parent that held nothing (a keyless EXEC or script so far) just
      * took its first shards: from now on it journals like any writer. */
-    if (!held_before && p->ls->held && journal_enabled() && !(p->flags & CTX_JOURNAL)) {
-        p->flags |= CTX_JOURNAL;
-        prop_reset(p->prop, p->db);
-        n.flags |= CTX_JOURNAL;
+    if (!held_before && p->ls->held && !(p->flags & CTX_JOURNAL)) {
+        journal_arm(p);
+        n.flags |= p->flags & CTX_JOURNAL;
     }
     if (st != HK_OK) {
         reply_status(p, st);
@@ -395,24 +398,21 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     return HK_OK;
 }
 
-int exec_shard_enter(struct cmd_ctx *c, unsigned s) {
-    if (ls_holds(c->ls, s) && (c->ls->held || (c->flags & CTX_NESTED))) return 1;
-    if (c->flags & CTX_NESTED) return 0;
+void exec_shard_enter(struct cmd_ctx *c, unsigned s) {
+    if (ctx_locked(c) && ls_holds(c->ls, s)) return;
+    HK_ASSERT(!(c->flags & CTX_NESTED));
     shard_lock(s);
-    if (journal_enabled()) c->flags |= CTX_JOURNAL;
-    else c->flags &= ~CTX_JOURNAL;
-    if (c->flags & CTX_JOURNAL) prop_reset(c->prop, c->db);
-    return 1;
+    journal_arm(c);
 }
 
 void exec_shard_leave(struct cmd_ctx *c, unsigned s) {
-    if (ls_holds(c->ls, s) && (c->ls->held || (c->flags & CTX_NESTED))) return;
+    if (ctx_locked(c) && ls_holds(c->ls, s)) return;
     if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
     shard_unlock(s);
 }
 
 int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *arg), void *arg) {
-    if (c->ls->all && (c->ls->held || (c->flags & CTX_NESTED))) {
+    if (exec_holds_all(c)) {
         fn(c, arg);
         return HK_OK;
     }
@@ -430,19 +430,11 @@ int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *
 }
 
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget) {
-    struct cmd_ctx *c = w->sys_ctx;
-    if (!c) {
-        c = w->sys_ctx = hk_malloc(sizeof(*c));
-        ctx_init(c);
-        c->w = w;
-    }
+    struct cmd_ctx *c = &w->sys_ctx;
     c->flags = 0;
     c->now_ms = now_ms;
     shard_lock(s);
-    if (journal_enabled()) {
-        c->flags |= CTX_JOURNAL;
-        prop_reset(c->prop, 0);
-    }
+    journal_arm(c);
     struct db_sink *saved = db_sink;
     db_sink = &c->sink;
     unsigned n = shard_active_expire(s, now_ms, budget);

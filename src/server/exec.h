@@ -166,10 +166,14 @@ static inline void key_of(struct cmd_ctx *c, int i, struct keyref *k) {
     keyref_init(k, c->db, c->argv[i].ptr, c->argv[i].len);
 }
 
+/* Whether the context's lock set is in force: acquired by it, or the
+ * outer context's that a nested command runs under. */
+static inline int ctx_locked(const struct cmd_ctx *c) { return c->ls->held || (c->flags & CTX_NESTED); }
 /* Shard-by-shard access for CMD_SHARDWISE commands: lock shard s unless
- * the context holds it. Returns 0 (nothing locked) when s cannot be taken
- * safely under an outer lock set. */
-int exec_shard_enter(struct cmd_ctx *c, unsigned s);
+ * the context holds it. Nested, a CMD_SHARDWISE command runs only under a
+ * set holding every shard (exec_nested refuses it otherwise), so this
+ * never has to lock under an outer set. */
+void exec_shard_enter(struct cmd_ctx *c, unsigned s);
 /* Journal what was propagated under shard s, and unlock it if entered did. */
 void exec_shard_leave(struct cmd_ctx *c, unsigned s);
 /* Run fn(arg) once the command's locks are released (on this thread):
@@ -177,10 +181,8 @@ void exec_shard_leave(struct cmd_ctx *c, unsigned s);
 void exec_after_unlock(struct cmd_ctx *c, void (*fn)(void *arg), void *arg);
 
 /* Whether the context holds every shard (the `locked` argument of the
- * store's whole-keyspace helpers, ks_dbsize and friends). */
-static inline int exec_holds_all(const struct cmd_ctx *c) {
-    return c->ls->all && (c->ls->held || (c->flags & CTX_NESTED));
-}
+ * store's whole-keyspace helpers, ks_counts and friends). */
+static inline int exec_holds_all(const struct cmd_ctx *c) { return c->ls->all && ctx_locked(c); }
 /* Run fn with every shard held (DEBUG DIGEST, DEBUG JOURNAL START), for a
  * command without keys: locks them all when the context holds none.
  * Returns HK_OK, or HK_ERR_LOCK_CONFLICT (nothing run, nothing replied)

@@ -178,11 +178,15 @@ static int ready(const struct jrec *r) {
 
 static void out_add(struct hk_buf *o, const void *p, size_t n) { hk_buf_add(o, p, n, 4096); }
 
-static void out_select(struct hk_buf *o, int db) {
-    char num[HK_LONG_STR_SIZE], buf[64];
+size_t journal_select_resp(char buf[JOURNAL_SELECT_MAX], int db) {
+    char num[HK_LONG_STR_SIZE];
     int nl = hk_ll2str(num, db);
-    int n = snprintf(buf, sizeof(buf), "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", nl, num);
-    out_add(o, buf, (size_t)n);
+    return (size_t)snprintf(buf, JOURNAL_SELECT_MAX, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", nl, num);
+}
+
+static void out_select(struct hk_buf *o, int db) {
+    char buf[JOURNAL_SELECT_MAX];
+    out_add(o, buf, journal_select_resp(buf, db));
 }
 
 static void consume(struct jstream *js, const struct jrec *r, struct hk_buf *o) {

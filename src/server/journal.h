@@ -64,4 +64,9 @@ void journal_stop(void);
  * limit. One reader at a time (serialised inside). */
 int journal_read(char **out, size_t *outlen);
 
+/* The RESP bytes of `SELECT db` (what a propagated stream says when it
+ * moves to another database) into buf; returns their length. */
+#define JOURNAL_SELECT_MAX 64
+size_t journal_select_resp(char buf[JOURNAL_SELECT_MAX], int db);
+
 #endif

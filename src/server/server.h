@@ -147,8 +147,9 @@ struct command {
     struct command **subs;
     int nsubs;
     int id;               /* index into per-worker statistics */
-    int key_single;       /* argv index of the only key (first == last, no finder), else 0 */
-    unsigned char key_kind; /* KEYS_NONE, KEYS_SINGLE, KEYS_SPEC or KEYS_ALL: how exec_command locks */
+    /* KEYS_NONE, KEYS_SINGLE (one key, at `first`), KEYS_SPEC or KEYS_ALL:
+     * how exec_command locks. */
+    unsigned char key_kind;
     char fullname[48];    /* "config|get" */
 };
 
@@ -232,7 +233,7 @@ struct worker {
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     unsigned expire_cursor_shard;
-    struct cmd_ctx *sys_ctx; /* context of background work (active expiry) */
+    struct cmd_ctx sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
     struct worker_stats stats;
     struct store_stats sstats; /* keyspace hits/misses/expired, written by this thread */
@@ -363,6 +364,20 @@ void client_stop_reading(struct client *c);
 int client_resume(struct client *c);
 /* Output past this many bytes stops a client's input until it reads. */
 #define CLIENT_BACKPRESSURE_BYTES (1024 * 1024)
+/* The context flags a connection's state implies for its commands. */
+#define CTX_FROM_CLIENT (CTX_MUTED | CTX_NO_TOUCH | CTX_REPLAY)
+static inline unsigned client_ctx_flags(const struct client *c) {
+    unsigned f = 0;
+    if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) f |= CTX_MUTED;
+    if (c->flags & CLIENT_NO_TOUCH) f |= CTX_NO_TOUCH;
+    if (c->flags & CLIENT_REPLAY) f |= CTX_REPLAY;
+    return f;
+}
+/* A handler changed its connection's flags (CLIENT REPLY, RESET): the
+ * running context follows at once. */
+static inline void ctx_follow_client(struct cmd_ctx *x) {
+    x->flags = (x->flags & ~CTX_FROM_CLIENT) | client_ctx_flags(x->cl);
+}
 static inline int client_is_waiting(const struct client *c) {
     return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER | CLIENT_BLOCKED)) != 0;
 }

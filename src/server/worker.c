@@ -579,6 +579,8 @@ void workers_start(void) {
         pthread_mutex_init(&w->mbox_lock, NULL);
         w->cmdstats = hk_calloc((size_t)commands_total(), sizeof(struct cmdstat));
         w->errorstats = hk_calloc(HK_MAX_ERRSTATS, sizeof(stat_t));
+        ctx_init(&w->sys_ctx);
+        w->sys_ctx.w = w;
         mailbox_src[i].kind = SRC_MAILBOX;
         mailbox_src[i].fd = w->evfd;
         ev_add(w->epfd, w->evfd, EPOLLIN, &mailbox_src[i]);

@@ -313,26 +313,17 @@ struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms
     return n;
 }
 
-unsigned long long ks_dbsize(int db, int locked) {
-    unsigned long long n = 0;
+void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long *expires) {
+    unsigned long long n = 0, x = 0;
     for (unsigned i = 0; i < ks.nshards; i++) {
         if (!locked) shard_lock(i);
         HK_ASSERT_HELD(i);
         n += ks.shards[i].tables[db].count;
+        x += ks.shards[i].nexpires[db];
         if (!locked) shard_unlock(i);
     }
-    return n;
-}
-
-unsigned long long ks_expires(int db, int locked) {
-    unsigned long long n = 0;
-    for (unsigned i = 0; i < ks.nshards; i++) {
-        if (!locked) shard_lock(i);
-        HK_ASSERT_HELD(i);
-        n += ks.shards[i].nexpires[db];
-        if (!locked) shard_unlock(i);
-    }
-    return n;
+    *keys = n;
+    if (expires) *expires = x;
 }
 
 struct flushed {

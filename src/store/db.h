@@ -79,8 +79,13 @@ void hk_assert_fail(const char *what, const char *file, int line) __attribute__(
     do {                                                                                                         \
         if (!shard_held(s)) hk_assert_fail("key accessed without its shard lock", __FILE__, __LINE__);         \
     } while (0)
+#define HK_ASSERT(cond)                                                                                          \
+    do {                                                                                                         \
+        if (!(cond)) hk_assert_fail(#cond, __FILE__, __LINE__);                                                  \
+    } while (0)
 #else
 #define HK_ASSERT_HELD(s) ((void)0)
+#define HK_ASSERT(cond) ((void)0)
 #endif
 
 /* Counters for INFO stats, updated under shard locks by the thread that
@@ -164,8 +169,8 @@ void db_prefetch(const struct keyref *k, int n, int locked);
 
 /* Whole-keyspace helpers. With `locked` the caller holds every shard;
  * otherwise they lock one shard at a time (the caller holding none). */
-unsigned long long ks_dbsize(int db, int locked);
-unsigned long long ks_expires(int db, int locked);
+/* Keys of database db and, when expires is not NULL, those with a TTL. */
+void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long *expires);
 /* Flush one database (db >= 0) or all (db < 0), every shard locked by the
  * caller; watched keys that existed are signaled. Returns the detached
  * tables for the caller to free (sync or in the background, after
