@@ -59,6 +59,14 @@ int ac_ll_in(struct argcur *a, long long min, long long max, long long *v, int s
     return 1;
 }
 
+int ac_db(struct argcur *a, int *db) {
+    long long v;
+    if (!ac_ll_range(a, INT_MIN, INT_MAX, &v, HK_ERR_INT_RANGE)) return 0;
+    if (v < 0 || v >= ks.ndb) return ac_fail(a, HK_ERR_DB_INDEX);
+    *db = (int)v;
+    return 1;
+}
+
 int ac_double(struct argcur *a, double *v, int st_bad) {
     const hk_slice *s = ac_next(a);
     if (!s) return 0;

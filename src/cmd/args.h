@@ -59,6 +59,9 @@ int ac_ll_range(struct argcur *a, long long min, long long max, long long *v, in
 /* An integer in [min, max], `st` for anything else (Redis's
  * get...FromObjectOrReply with a message of its own). */
 int ac_ll_in(struct argcur *a, long long min, long long max, long long *v, int st);
+/* A database index as Redis reads one (an int, then a database that
+ * exists): HK_ERR_NOT_INT, HK_ERR_INT_RANGE, then HK_ERR_DB_INDEX. */
+int ac_db(struct argcur *a, int *db);
 /* A float (Redis's strtod rules): HK_ERR_NOT_FLOAT (or st_bad). */
 int ac_double(struct argcur *a, double *v, int st_bad);
 /* 1 while no failure; otherwise reply it once and return 0. */

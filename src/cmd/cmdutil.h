@@ -38,6 +38,12 @@ struct scan_args {
  * leading space, nothing after the digits, a leading '-' wraps around).
  * Replies "ERR invalid cursor" and returns 0 when it is not one. */
 int scan_cursor_or_reply(struct cmd_ctx *c, const hk_slice *a, uint64_t *out);
+/* The reply of a scan over a missing key: cursor 0, no elements. */
+static inline void reply_empty_scan(struct cmd_ctx *c) {
+    reply_array(c, 2);
+    reply_bulk(c, "0", 1);
+    reply_array(c, 0);
+}
 /* Parse the options from argv[first] on; `allow` adds TYPE/NOVALUES.
  * Replies the error and returns 0 on a bad option or COUNT. */
 int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan_args *o);

@@ -27,17 +27,10 @@ void cmd_quit(struct cmd_ctx *c) {
 }
 
 void cmd_select(struct cmd_ctx *c) {
-    long long id;
-    if (!hk_str2ll(c->argv[1].ptr, c->argv[1].len, &id)) {
-        reply_error(c, ERR_NOT_INT);
-        return;
-    }
-    if (id < 0 || id >= ks.ndb) {
-        reply_error(c, ERR_DB_INDEX);
-        return;
-    }
-    c->db = (int)id;
-    reply_ok(c);
+    struct argcur a;
+    ac_init(&a, c, 1);
+    ac_db(&a, &c->db);
+    if (ac_ok(&a)) reply_ok(c);
 }
 
 /* Check "default"/password; 1 when the client may proceed. Replies on error. */

@@ -365,9 +365,7 @@ void cmd_hscan(struct cmd_ctx *c) {
     struct kv *e;
     if (!hash_lookup_read(c, &e)) return;
     if (!e) {
-        reply_array(c, 2);
-        reply_bulk(c, "0", 1);
-        reply_array(c, 0);
+        reply_empty_scan(c);
         return;
     }
     struct scan_args sa;

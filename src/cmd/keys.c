@@ -145,19 +145,9 @@ void cmd_copy(struct cmd_ctx *c) {
     struct argcur a;
     ac_init(&a, c, 3);
     while (ac_more(&a)) {
-        long long db;
-        if (ac_is(&a, "REPLACE")) {
-            replace = 1;
-        } else if (ac_is_with(&a, "DB", 1)) {
-            /* Redis's getIntFromObjectOrReply: not an integer, then out of
-             * int range, then out of the database range. */
-            if (ac_ll(&a, &db) && (db < INT_MIN || db > INT_MAX))
-                ac_fail(&a, HK_ERR_INT_RANGE);
-            else if (a.st == HK_OK && (db < 0 || db >= ks.ndb)) ac_fail(&a, HK_ERR_DB_INDEX);
-            else dbid = (int)db;
-        } else {
-            ac_fail(&a, HK_ERR_SYNTAX);
-        }
+        if (ac_is(&a, "REPLACE")) replace = 1;
+        else if (ac_is_with(&a, "DB", 1)) ac_db(&a, &dbid);
+        else ac_fail(&a, HK_ERR_SYNTAX);
     }
     if (!ac_ok(&a)) return;
     struct keyref src, dst;
@@ -185,11 +175,10 @@ void cmd_copy(struct cmd_ctx *c) {
 /* MOVE key db: fails (0) when the key is absent here or present there. */
 void cmd_move(struct cmd_ctx *c) {
     int dbid;
-    if (!arg_int_or_reply(c, &c->argv[2], &dbid, NULL)) return;
-    if (dbid < 0 || dbid >= ks.ndb) {
-        reply_error(c, ERR_DB_INDEX);
-        return;
-    }
+    struct argcur a;
+    ac_init(&a, c, 2);
+    ac_db(&a, &dbid);
+    if (!ac_ok(&a)) return;
     if (dbid == c->db) {
         reply_status(c, HK_ERR_SAME_OBJECT);
         return;

@@ -617,9 +617,7 @@ void cmd_sscan(struct cmd_ctx *c) {
     struct kv *e = set_lookup_read(c, 1, &bad);
     if (bad) return;
     if (!e) {
-        reply_array(c, 2);
-        reply_bulk(c, "0", 1);
-        reply_array(c, 0);
+        reply_empty_scan(c);
         return;
     }
     struct scan_args sa;

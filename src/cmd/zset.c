@@ -710,14 +710,13 @@ void cmd_zscan(struct cmd_ctx *c) {
     int bad;
     struct kv *e = zlookup_read(c, 1, &k, &bad);
     if (bad) return;
-    struct scan_args sa;
-    if (!scan_args_or_reply(c, 3, 0, &sa)) return;
+    /* A missing key answers before the options are checked, as Redis. */
     if (!e) {
-        reply_array(c, 2);
-        reply_bulk(c, "0", 1);
-        reply_array(c, 0);
+        reply_empty_scan(c);
         return;
     }
+    struct scan_args sa;
+    if (!scan_args_or_reply(c, 3, 0, &sa)) return;
     struct zscan_reply r = {.c = c, .sa = &sa};
     zs_scan(e, cursor, sa.count, &r.next, zscan_member, &r);
     zscan_begin(&r);

@@ -26,6 +26,10 @@ def test_select(conn):
     assert conn.cmd("GET", "k") is None
     assert conn.cmd("SELECT", "16") == Error("ERR DB index is out of range")
     assert conn.cmd("SELECT", "x") == Error("ERR value is not an integer or out of range")
+    # As Redis's getIntFromObjectOrReply: an integer outside a C int first.
+    assert conn.cmd("SELECT", "4294967296") == Error(
+        "ERR value is out of range, value must between -2147483648 and 2147483647")
+    assert conn.cmd("SELECT", "-1") == Error("ERR DB index is out of range")
 
 
 def test_hello(conn):

@@ -346,6 +346,9 @@ def test_zscan(conn):
     assert conn.cmd("ZSCAN", "z", "0", "FOO") == SYNTAX
     assert conn.cmd("ZSCAN", "z", "x") == Error("ERR invalid cursor")
     assert conn.cmd("ZSCAN", "nokey", "0") == [b"0", []]
+    # A missing key answers before its options are checked, as HSCAN/SSCAN.
+    assert conn.cmd("ZSCAN", "nokey", "0", "COUNT", "0") == [b"0", []]
+    assert conn.cmd("ZSCAN", "nokey", "0", "FOO") == [b"0", []]
     big = {("m%d" % i).encode(): str(i).encode() for i in range(300)}
     conn.cmd("ZADD", "big", *flat((s, m) for m, s in big.items()))
     seen, cursor = {}, b"0"
