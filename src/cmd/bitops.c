@@ -69,13 +69,11 @@ static struct rawstr *bit_target(struct cmd_ctx *c, const struct keyref *k, size
         *grown = 1;
         return s;
     }
-    char nb[HK_LONG_STR_SIZE];
-    const char *p;
-    size_t len;
-    kv_str(e, nb, &p, &len);
-    *grown = len < minlen;
-    if (*grown) db_written(k, KEV_SETBIT);
+    /* Same bytes in a buffer of its own (a representation, not a write);
+     * then the growth, reported first. */
     s = strval_unshare(k, &e, minlen);
+    *grown = s->len < minlen;
+    if (*grown) db_written(k, KEV_SETBIT);
     rawstr_growzero(s, minlen);
     return s;
 }
@@ -519,7 +517,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
     const unsigned char *rp;
     unsigned char *wp = NULL;
     size_t len;
-    int grown = 0, reported = 0;
+    int reported = 0; /* creating or growing the key reports the write */
     if (!writes) {
         struct kv *e = lookup_read(c, &k);
         if (e && !check_type(c, e, OBJ_STRING)) goto done;
@@ -529,7 +527,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             reply_error(c, "ERR BITFIELD_RO only supports the GET subcommand");
             goto done;
         }
-        struct rawstr *s = bit_target(c, &k, (size_t)(highest >> 3) + 1, &grown);
+        struct rawstr *s = bit_target(c, &k, (size_t)(highest >> 3) + 1, &reported);
         if (!s) goto done;
         wp = (unsigned char *)s->buf;
         rp = wp;
@@ -545,7 +543,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             continue;
         }
         int over;
-        uint64_t oldraw = bf_get(wp, len, op->offset, op->bits), store;
+        uint64_t store;
         long long reply;
         if (op->sign) {
             int64_t old = bf_get_signed(wp, len, op->offset, op->bits), nv;
@@ -558,7 +556,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             }
             store = (uint64_t)nv;
         } else {
-            uint64_t old = oldraw, nv;
+            uint64_t old = bf_get(wp, len, op->offset, op->bits), nv;
             if (op->opcode == BF_INCRBY) {
                 over = bf_add_unsigned(old, op->value, op->bits, op->overflow, &nv);
                 reply = (long long)nv;
@@ -574,9 +572,11 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
         }
         reply_int(c, reply);
         /* Every executed SET/INCRBY is a write, as in Redis, reported
-         * once before the first (creating or growing the key did it). */
-        if (!grown && !reported) db_written(&k, KEV_SETBIT);
-        reported = 1;
+         * once before the first. */
+        if (!reported) {
+            db_written(&k, KEV_SETBIT);
+            reported = 1;
+        }
         bf_set(wp, op->offset, op->bits, store);
     }
 done:

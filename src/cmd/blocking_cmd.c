@@ -16,8 +16,6 @@
 #include "../types/zset.h"
 #include "zset.h"
 
-#include <limits.h>
-#include <math.h>
 #include <string.h>
 
 /* Serve through the non-blocking command `name` with argv[0..argc)
@@ -25,43 +23,12 @@
  * its argv is what propagates, so a served BLPOP replays as the LPOP it
  * did. */
 static void run_as(struct cmd_ctx *c, const char *name, hk_slice *argv, int argc) {
-    const struct command *cmd = cmd_lookup(name, strlen(name));
     argv[0].ptr = name;
     argv[0].len = strlen(name);
-    exec_nested(c, cmd, argv, argc);
+    exec_nested(c, cmd_lookup(name, argv[0].len), argv, argc);
 }
 
 static const hk_slice one_slice = {"1", 1};
-
-/* Parse a timeout in seconds (fractional) at argv[idx] into an absolute
- * deadline in ms (0: forever), as Redis's getTimeoutFromObjectOrReply
- * does. Replies the error and returns 0 if bad. */
-static int parse_timeout(struct cmd_ctx *c, int idx, long long *deadline_ms) {
-    long double t;
-    if (!hk_str2ld(c->argv[idx].ptr, c->argv[idx].len, &t)) {
-        reply_status(c, HK_ERR_TIMEOUT_FLOAT);
-        return 0;
-    }
-    t *= 1000.0L;
-    if (t > (long double)LLONG_MAX) {
-        reply_status(c, HK_ERR_TIMEOUT_RANGE);
-        return 0;
-    }
-    long long ms = (long long)ceill(t);
-    if (ms < 0) {
-        reply_status(c, HK_ERR_TIMEOUT_NEGATIVE);
-        return 0;
-    }
-    if (ms > 0) {
-        if (ms > LLONG_MAX - c->now_ms) {
-            reply_status(c, HK_ERR_TIMEOUT_RANGE);
-            return 0;
-        }
-        ms += c->now_ms;
-    }
-    *deadline_ms = ms;
-    return 1;
-}
 
 /* Look up key argv[i] for a pop of `type`. Returns the entry when it can
  * be served now; NULL to go on with the next key; sets *err when a
@@ -84,7 +51,7 @@ static struct kv *servable(struct cmd_ctx *c, int i, int type, int kind, struct 
 
 static void bpop_generic(struct cmd_ctx *c, int head) {
     long long deadline;
-    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, 0, c->now_ms, &deadline)) return;
     int err = 0;
     for (int i = 1; i < c->argc - 1; i++) {
         struct keyref k;
@@ -119,7 +86,7 @@ static void bmove_generic(struct cmd_ctx *c, int lmove) {
         return;
     }
     long long deadline;
-    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, 0, c->now_ms, &deadline)) return;
     struct keyref k;
     int err = 0;
     if (servable(c, 1, OBJ_LIST, BK_LIST, &k, &err)) {
@@ -151,7 +118,7 @@ static void block_on_range(struct cmd_ctx *c, int first, long long n, int kind, 
 void cmd_blmpop(struct cmd_ctx *c) {
     long long deadline, numkeys, count;
     int right, first;
-    if (!parse_timeout(c, 1, &deadline)) return;
+    if (!parse_timeout(c, 1, 0, c->now_ms, &deadline)) return;
     if (!parse_mpop(c, 2, "left", "right", &numkeys, &first, &right, &count)) return;
     int err = 0;
     for (int i = 0; i < numkeys; i++) {
@@ -174,7 +141,7 @@ void cmd_blmpop(struct cmd_ctx *c) {
 /* BZPOPMIN/BZPOPMAX key... timeout: reply [key, member, score]. */
 static void bzpop_generic(struct cmd_ctx *c, int max) {
     long long deadline;
-    if (!parse_timeout(c, c->argc - 1, &deadline)) return;
+    if (!parse_timeout(c, c->argc - 1, 0, c->now_ms, &deadline)) return;
     int err = 0;
     for (int i = 1; i < c->argc - 1; i++) {
         struct keyref k;
@@ -214,7 +181,7 @@ void cmd_bzpopmax(struct cmd_ctx *c) { bzpop_generic(c, 1); }
 void cmd_bzmpop(struct cmd_ctx *c) {
     long long deadline, numkeys, count;
     int max, first;
-    if (!parse_timeout(c, 1, &deadline)) return;
+    if (!parse_timeout(c, 1, 0, c->now_ms, &deadline)) return;
     if (!parse_mpop(c, 2, "min", "max", &numkeys, &first, &max, &count)) return;
     int err = 0;
     for (int i = 0; i < numkeys; i++) {

@@ -308,23 +308,8 @@ void cmd_client_pause(struct cmd_ctx *c) {
             return;
         }
     }
-    long long ms;
-    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &ms)) {
-        reply_error(c, "ERR timeout is not an integer or out of range");
-        return;
-    }
-    if (ms < 0) {
-        reply_error(c, "ERR timeout is negative");
-        return;
-    }
-    long long now = hk_mstime(), end = 0;
-    if (ms > 0) {
-        if (ms > LLONG_MAX - now) {
-            reply_error(c, "ERR timeout is out of range");
-            return;
-        }
-        end = now + ms;
-    }
+    long long now = hk_mstime(), end;
+    if (!parse_timeout(c, 2, 1, now, &end)) return;
     /* A pause already running keeps its later end and its stricter mode. */
     pthread_mutex_lock(&pause_lock);
     long long cur = atomic_load(&server.pause_end_ms);

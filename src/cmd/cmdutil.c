@@ -3,6 +3,8 @@
 #include "cmdutil.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,4 +56,54 @@ int scan_args_or_reply(struct cmd_ctx *c, int first, unsigned allow, struct scan
 void key_write_fire(struct pre_change *pc) {
     struct key_write *w = (struct key_write *)pc;
     db_written(w->k, w->ev);
+}
+
+int parse_timeout(struct cmd_ctx *c, int idx, int in_ms, long long now_ms, long long *deadline_ms) {
+    const hk_slice *a = &c->argv[idx];
+    long long ms;
+    if (in_ms) {
+        if (!hk_str2ll(a->ptr, a->len, &ms)) {
+            reply_status(c, HK_ERR_TIMEOUT_INT);
+            return 0;
+        }
+    } else {
+        long double t;
+        if (!hk_str2ld(a->ptr, a->len, &t)) {
+            reply_status(c, HK_ERR_TIMEOUT_FLOAT);
+            return 0;
+        }
+        t *= 1000.0L;
+        if (t > (long double)LLONG_MAX) {
+            reply_status(c, HK_ERR_TIMEOUT_RANGE);
+            return 0;
+        }
+        ms = (long long)ceill(t);
+    }
+    if (ms < 0) {
+        reply_status(c, HK_ERR_TIMEOUT_NEGATIVE);
+        return 0;
+    }
+    if (ms > 0) {
+        if (ms > LLONG_MAX - now_ms) {
+            reply_status(c, HK_ERR_TIMEOUT_RANGE);
+            return 0;
+        }
+        ms += now_ms;
+    }
+    *deadline_ms = ms;
+    return 1;
+}
+
+void set_deadline(struct cmd_ctx *c, const struct keyref *k, struct kv *e, long long when) {
+    hk_slice key = {k->key, k->klen};
+    if (when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
+        db_delete(k, c->now_ms, KEV_DEL);
+        prop_cmd(c, "DEL", 1, &key);
+        return;
+    }
+    db_set_expire(k, e, when, KEV_EXPIRE);
+    prop_begin(c, 3);
+    prop_arg_cstr(c, "PEXPIREAT");
+    prop_arg_slice(c, &key);
+    prop_arg_ll(c, when);
 }

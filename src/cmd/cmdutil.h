@@ -76,6 +76,18 @@ static inline void key_write_init(struct key_write *w, const struct keyref *k, i
     w->ev = ev;
 }
 
+/* Give key k (its entry e) the absolute deadline `when` in ms, as EXPIRE
+ * and GETEX do: one already past deletes the key (not while applying a
+ * journal, whose own DEL follows). Propagates the effect in absolute time:
+ * DEL, or PEXPIREAT key when. */
+void set_deadline(struct cmd_ctx *c, const struct keyref *k, struct kv *e, long long when);
+
+/* A timeout at argv[idx] as Redis's getTimeoutFromObjectOrReply reads
+ * one: seconds (fractional) or, with in_ms, whole milliseconds; negative
+ * refused; 0 means forever. *deadline_ms gets now_ms plus it (0 stays 0).
+ * Replies the error and returns 0 when bad. */
+int parse_timeout(struct cmd_ctx *c, int idx, int in_ms, long long now_ms, long long *deadline_ms);
+
 /* Valid client name: printable ASCII without spaces. */
 int client_name_valid(const char *p, size_t len);
 

@@ -206,9 +206,7 @@ void cmd_swapdb(struct cmd_ctx *c) {
         reply_error(c, ERR_DB_INDEX);
         return;
     }
-    if (a != b) ks_swapdb(a, b);
-    if (store_stats_sink) stat_add(&store_stats_sink->dirty, 1);
-    prop_argv(c);
+    ks_swapdb(a, b);
     reply_ok(c);
 }
 
@@ -479,17 +477,7 @@ static void expire_generic(struct cmd_ctx *c, long long base, int seconds) {
         reply_int(c, 0);
         return;
     }
-    /* Propagated as its effect, in absolute time: DEL, or PEXPIREAT. */
-    if (when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
-        db_delete(&k, c->now_ms, KEV_DEL);
-        prop_cmd(c, "DEL", 1, &c->argv[1]);
-    } else {
-        db_set_expire(&k, e, when, KEV_EXPIRE);
-        prop_begin(c, 3);
-        prop_arg_cstr(c, "PEXPIREAT");
-        prop_arg(c, k.key, k.klen);
-        prop_arg_ll(c, when);
-    }
+    set_deadline(c, &k, e, when);
     reply_int(c, 1);
 }
 

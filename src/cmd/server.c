@@ -58,8 +58,6 @@ static void flush_generic(struct cmd_ctx *c, int db) {
     int async = flush_mode(c);
     if (async < 0) return;
     exec_after_unlock(c, async ? free_async : free_sync, ks_flush(db));
-    if (store_stats_sink) stat_add(&store_stats_sink->dirty, 1);
-    prop_argv(c);
     reply_ok(c);
 }
 

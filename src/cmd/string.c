@@ -47,8 +47,9 @@ struct rawstr *strval_unshare(const struct keyref *k, struct kv **ep, size_t res
     const char *p;
     size_t len;
     kv_str(e, nb, &p, &len);
-    /* Copy before db_put frees the entry that p may point into. The
-     * caller reported the edit this is part of. */
+    /* Copy before db_put frees the entry that p may point into. The same
+     * bytes in another representation: no event; the caller reports its
+     * edit before it changes them. */
     struct rawstr *s = rawstr_new(p, len, reserve > len ? reserve : len);
     struct kv *n = kv_new_ptr(k->key, k->klen, OBJ_STRING, ENC_RAW, s, kv_expire(e));
     db_put(k, n, KEV_NONE);
@@ -194,30 +195,23 @@ static int parse_expire(struct cmd_ctx *c, const hk_slice *a, int flags, long lo
  * SET does ("set", and "expire" when it has one). An expiry already in
  * the past deletes the key instead. `given_ttl` says the command set the
  * expiry itself (Redis then also reports "expire"; a TTL kept by KEEPTTL
- * is not reported). Returns 0 when nothing changed (a past deadline on a
- * key that was not there). */
-static int set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when, int given_ttl) {
+ * is not reported); such a SET propagates in absolute time, so a replay
+ * at another time (AOF, a replica) gives the key the same deadline: SET
+ * key value PXAT ms, or DEL when the deadline had already passed. */
+static void set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long long when, int given_ttl) {
     const hk_slice *v = &c->argv[vi];
-    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) return db_delete(k, c->now_ms, KEV_DEL);
-    db_put_str(k, v->ptr, v->len, when, KEV_SET);
-    if (given_ttl) db_written(k, KEV_EXPIRE);
-    return 1;
-}
-
-/* SET with an expiry written as absolute, so a replay at another time
- * (AOF, a replica) gives the key the same deadline: SET key value PXAT ms,
- * or DEL when the deadline had already passed. */
-static void prop_set_abs(struct cmd_ctx *c, const struct keyref *k, int vi, long long when) {
-    if (when <= c->now_ms) {
-        prop_begin(c, 2);
-        prop_arg_cstr(c, "DEL");
-        prop_arg(c, k->key, k->klen);
+    hk_slice key = {k->key, k->klen};
+    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
+        if (db_delete(k, c->now_ms, KEV_DEL) && given_ttl) prop_cmd(c, "DEL", 1, &key);
         return;
     }
+    db_put_str(k, v->ptr, v->len, when, KEV_SET);
+    if (!given_ttl) return;
+    db_written(k, KEV_EXPIRE);
     prop_begin(c, 5);
     prop_arg_cstr(c, "SET");
-    prop_arg(c, k->key, k->klen);
-    prop_arg_slice(c, &c->argv[vi]);
+    prop_arg_slice(c, &key);
+    prop_arg_slice(c, v);
     prop_arg_cstr(c, "PXAT");
     prop_arg_ll(c, when);
 }
@@ -240,7 +234,7 @@ static void set_generic(struct cmd_ctx *c, int flags, int vi, int exp_arg, int i
         return;
     }
     if ((flags & SET_KEEPTTL) && old) when = kv_expire(old);
-    if (set_value(c, &k, vi, when, exp_arg > 0) && exp_arg > 0) prop_set_abs(c, &k, vi, when);
+    set_value(c, &k, vi, when, exp_arg > 0);
     if (flags & SET_GET) return;
     if (int_replies) reply_int(c, 1);
     else reply_ok(c);
@@ -294,15 +288,8 @@ void cmd_getex(struct cmd_ctx *c) {
     if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
     reply_strval(c, e);
     /* Propagated as what it did: DEL, PEXPIREAT (absolute) or PERSIST. */
-    if (exp_arg > 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
-        db_delete(&k, c->now_ms, KEV_DEL);
-        prop_cmd(c, "DEL", 1, &c->argv[1]);
-    } else if (exp_arg > 0) {
-        db_set_expire(&k, e, when, KEV_EXPIRE);
-        prop_begin(c, 3);
-        prop_arg_cstr(c, "PEXPIREAT");
-        prop_arg(c, k.key, k.klen);
-        prop_arg_ll(c, when);
+    if (exp_arg > 0) {
+        set_deadline(c, &k, e, when);
     } else if ((flags & SET_PERSIST) && kv_has_expire(e)) {
         db_set_expire(&k, e, -1, KEV_PERSIST);
         prop_cmd(c, "PERSIST", 1, &c->argv[1]);

@@ -22,6 +22,7 @@ static const char *const texts[HK_STATUS_COUNT] = {
     [HK_ERR_COUNT_POSITIVE] = "ERR count should be greater than 0",
     [HK_ERR_LIMIT_NEGATIVE] = "ERR LIMIT can't be negative",
     [HK_ERR_TIMEOUT_FLOAT] = "ERR timeout is not a float or out of range",
+    [HK_ERR_TIMEOUT_INT] = "ERR timeout is not an integer or out of range",
     [HK_ERR_TIMEOUT_NEGATIVE] = "ERR timeout is negative",
     [HK_ERR_TIMEOUT_RANGE] = "ERR timeout is out of range",
     [HK_ERR_HASH_NOT_INT] = "ERR hash value is not an integer",

@@ -37,6 +37,7 @@ enum hk_status {
     HK_ERR_LIMIT_NEGATIVE,
     /* Blocking timeouts. */
     HK_ERR_TIMEOUT_FLOAT,
+    HK_ERR_TIMEOUT_INT,
     HK_ERR_TIMEOUT_NEGATIVE,
     HK_ERR_TIMEOUT_RANGE,
     /* Hashes. */

@@ -164,6 +164,17 @@ void db_written(const struct keyref *k, int ev) {
     sink->on_event(sink, k, ev);
 }
 
+/* The write hook for a change to whole databases (FLUSH*, SWAPDB): one
+ * write, no key (on_event gets k NULL). Watched keys are signaled by the
+ * caller, which knows which of them the change reaches. */
+static void db_written_all(int ev) {
+    SINK(dirty, 1);
+    struct db_sink *sink = db_sink;
+    if (!sink) return;
+    sink->dirty++;
+    if (sink->each) sink->on_event(sink, NULL, ev);
+}
+
 struct kv *db_find(const struct keyref *k, long long now_ms) {
     struct hnode **link = find_link(k);
     if (!link) return NULL;
@@ -352,6 +363,7 @@ struct flushed *ks_flush(int db) {
     size_t per = (size_t)(last - first + 1);
     struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct htable));
     f->n = 0;
+    db_written_all(KEV_FLUSH);
     /* The caller holds every shard: no client sees a half-flushed database. */
     for (unsigned i = 0; i < ks.nshards; i++) {
         HK_ASSERT_HELD(i);
@@ -381,6 +393,9 @@ void ks_flushed_free(struct flushed *f) {
 }
 
 void ks_swapdb(int a, int b) {
+    /* A write even when a == b, as in Redis. */
+    db_written_all(KEV_SWAPDB);
+    if (a == b) return;
     for (unsigned i = 0; i < ks.nshards; i++) {
         HK_ASSERT_HELD(i);
         struct shard *s = &ks.shards[i];

@@ -103,7 +103,8 @@ extern _Thread_local struct store_stats *store_stats_sink;
  * (or background task) running on this thread. NULL: nobody listens. The
  * common case costs no call: a write is counted in `dirty`; on_event is
  * called for keys that expire (or are evicted), and for every event while
- * `each` is set (keyspace notifications, client-side caching). */
+ * `each` is set (keyspace notifications, client-side caching), with k
+ * NULL for a change to whole databases (KEV_FLUSH, KEV_SWAPDB). */
 struct db_sink {
     unsigned long long dirty;
     void (*on_event)(struct db_sink *sink, const struct keyref *k, int ev);
@@ -172,13 +173,14 @@ void db_prefetch(const struct keyref *k, int n, int locked);
 /* Keys of database db and, when expires is not NULL, those with a TTL. */
 void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long *expires);
 /* Flush one database (db >= 0) or all (db < 0), every shard locked by the
- * caller; watched keys that existed are signaled. Returns the detached
+ * caller: one write (KEV_FLUSH); watched keys that existed are signaled. Returns the detached
  * tables for the caller to free (sync or in the background, after
  * unlocking). */
 struct flushed;
 struct flushed *ks_flush(int db);
 void ks_flushed_free(struct flushed *f);
-/* Swap databases a and b, every shard locked by the caller; watched keys
+/* Swap databases a and b, every shard locked by the caller: one write
+ * (KEV_SWAPDB, also when a == b, which changes nothing else); watched keys
  * present in either are signaled, blocked clients of both are woken. */
 void ks_swapdb(int a, int b);
 

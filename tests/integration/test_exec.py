@@ -276,6 +276,9 @@ def changes(r):
     ([["HSET", "h", "a", "1"]], ["HDEL", "h", "x"], 0),
     ([["PFADD", "p", "a"]], ["PFADD", "p", "a"], 0),
     ([["PFADD", "p", "a"]], ["PFADD", "p", "a", "b", "c"], 1),
+    # SWAPDB is one write, even of a database with itself (as Redis).
+    ([], ["SWAPDB", "0", "1"], 1),
+    ([], ["SWAPDB", "3", "3"], 1),
 ])
 def test_write_is_reported_once(jr, setup, cmd, writes):
     """A write is reported once before the value first changes (not per
