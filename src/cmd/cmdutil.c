@@ -77,7 +77,8 @@ int parse_timeout(struct cmd_ctx *c, int idx, int in_ms, long long now_ms, long 
             reply_status(c, HK_ERR_TIMEOUT_RANGE);
             return 0;
         }
-        ms = (long long)ceill(t);
+        /* -inf and other values below any long long are negative. */
+        ms = t < (long double)LLONG_MIN ? -1 : (long long)ceill(t);
     }
     if (ms < 0) {
         reply_status(c, HK_ERR_TIMEOUT_NEGATIVE);

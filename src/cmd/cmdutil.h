@@ -38,6 +38,18 @@ struct scan_args {
  * leading space, nothing after the digits, a leading '-' wraps around).
  * Replies "ERR invalid cursor" and returns 0 when it is not one. */
 int scan_cursor_or_reply(struct cmd_ctx *c, const hk_slice *a, uint64_t *out);
+/* Clamp an index range [start, end] over len elements as LRANGE, LTRIM,
+ * ZRANGE and ZREMRANGEBYRANK do (negative counts from the end); 0 when
+ * the range is empty. */
+static inline int clamp_index_range(long long *start, long long *end, long long len) {
+    if (*start < 0) *start += len;
+    if (*end < 0) *end += len;
+    if (*start < 0) *start = 0;
+    if (*start > *end || *start >= len) return 0;
+    if (*end >= len) *end = len - 1;
+    return 1;
+}
+
 /* The reply of a scan over a missing key: cursor 0, no elements. */
 static inline void reply_empty_scan(struct cmd_ctx *c) {
     reply_array(c, 2);

@@ -213,7 +213,7 @@ void cmd_hincrby(struct cmd_ctx *c) {
 
 void cmd_hincrbyfloat(struct cmd_ctx *c) {
     long double incr, value;
-    if (!hashv_parse_ld(c->argv[3].ptr, c->argv[3].len, &incr)) {
+    if (!hk_str2ld(c->argv[3].ptr, c->argv[3].len, &incr)) {
         reply_error(c, ERR_NOT_FLOAT);
         return;
     }

@@ -205,17 +205,6 @@ void cmd_lindex(struct cmd_ctx *c) {
     reply_elem(c, &cur);
 }
 
-/* Clamp [start, end] as LRANGE/LTRIM do; 0 when the range is empty. */
-static int clamp_range(long long *start, long long *end, unsigned long llen) {
-    long long len = (long long)llen;
-    if (*start < 0) *start += len;
-    if (*end < 0) *end += len;
-    if (*start < 0) *start = 0;
-    if (*start > *end || *start >= len) return 0;
-    if (*end >= len) *end = len - 1;
-    return 1;
-}
-
 /* LRANGE and LTRIM: "key start end", both integers, parsed before the
  * lookup. Replies the first error and returns 0 on bad input. */
 static int parse_start_end(struct cmd_ctx *c, long long *start, long long *end) {
@@ -239,7 +228,7 @@ void cmd_lrange(struct cmd_ctx *c) {
     if (!check_type(c, e, OBJ_LIST)) return;
     struct listv v;
     listv_open(&v, e);
-    if (!clamp_range(&start, &end, listv_len(&v))) {
+    if (!clamp_index_range(&start, &end, (long long)listv_len(&v))) {
         reply_array(c, 0);
         return;
     }
@@ -426,7 +415,7 @@ void cmd_ltrim(struct cmd_ctx *c) {
     struct listv v;
     listv_open(&v, e);
     unsigned long llen = listv_len(&v), ltrim, rtrim;
-    if (!clamp_range(&start, &end, llen)) {
+    if (!clamp_index_range(&start, &end, (long long)llen)) {
         ltrim = llen;
         rtrim = 0;
     } else {

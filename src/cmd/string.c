@@ -16,8 +16,6 @@
 #include "cmdutil.h"
 #include "strval.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -501,25 +499,6 @@ void cmd_decrby(struct cmd_ctx *c) {
     incr_generic(c, -incr);
 }
 
-/* Parse a long double the way Redis's string2ld does: the whole buffer,
- * no leading space, overflow and NaN rejected, but "inf" accepted, so that
- * INCRBYFLOAT reports it as producing an infinity rather than as not a
- * float. */
-static int parse_ld(const char *s, size_t len, long double *out) {
-    char buf[5120];
-    if (len == 0 || len >= sizeof(buf) || isspace((unsigned char)s[0])) return 0;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    long double v = strtold(buf, &end);
-    if ((size_t)(end - buf) != len) return 0;
-    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) return 0;
-    if (isnan(v)) return 0;
-    *out = v;
-    return 1;
-}
-
 void cmd_incrbyfloat(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
@@ -536,13 +515,13 @@ void cmd_incrbyfloat(struct cmd_ctx *c) {
             const char *p;
             size_t len;
             kv_str(e, nb, &p, &len);
-            if (!parse_ld(p, len, &v)) {
+            if (!hk_str2ld(p, len, &v)) {
                 reply_error(c, ERR_NOT_FLOAT);
                 return;
             }
         }
     }
-    if (!parse_ld(c->argv[2].ptr, c->argv[2].len, &incr)) {
+    if (!hk_str2ld(c->argv[2].ptr, c->argv[2].len, &incr)) {
         reply_error(c, ERR_NOT_FLOAT);
         return;
     }

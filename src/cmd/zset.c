@@ -314,19 +314,9 @@ static void sink_end(struct zsink *s) {
     if (!s->store) reply_fill_array(s->c, s->hdr, s->withscores && s->c->resp < 3 ? s->n * 2 : s->n);
 }
 
-/* Clamp a rank range as Redis does; 0 when empty. */
-static int clamp_ranks(long long *start, long long *end, long long llen) {
-    if (*start < 0) *start += llen;
-    if (*end < 0) *end += llen;
-    if (*start < 0) *start = 0;
-    if (*start > *end || *start >= llen) return 0;
-    if (*end >= llen) *end = llen - 1;
-    return 1;
-}
-
 static void emit_rank_range(struct zsink *s, struct kv *e, long long start, long long end, int rev) {
     long long llen = (long long)zs_len(e);
-    if (!clamp_ranks(&start, &end, llen)) return;
+    if (!clamp_index_range(&start, &end, llen)) return;
     if (s->store) zs_build_expect(&s->b, (unsigned long)(end - start + 1));
     struct zit it;
     zit_init(&it, e);
@@ -499,7 +489,7 @@ static void zremrange_generic(struct cmd_ctx *c, int type) {
     }
     unsigned long first = 0, count = 0;
     if (type == ZR_RANK) {
-        if (clamp_ranks(&start, &end, (long long)zs_len(e))) {
+        if (clamp_index_range(&start, &end, (long long)zs_len(e))) {
             first = (unsigned long)start;
             count = (unsigned long)(end - start + 1);
         }

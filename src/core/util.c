@@ -83,7 +83,7 @@ int hk_str2ld(const char *s, size_t len, long double *out) {
     if ((size_t)(end - buf) != len) return 0;
     if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO))
         return 0;
-    if (isnan(v) || isinf(v)) return 0;
+    if (isnan(v)) return 0;
     *out = v;
     return 1;
 }

@@ -18,7 +18,10 @@ int hk_str2ull(const char *s, size_t len, unsigned long long *out);
 /* Parse a double the way Redis does: strtod over the whole buffer, no
  * spaces, NaN rejected; "inf"/"-inf" accepted. Returns 1 on success. */
 int hk_str2d(const char *s, size_t len, double *out);
-/* Parse a long double (INCRBYFLOAT); NaN and infinities rejected. */
+/* Parse a long double as Redis's string2ld does (INCRBYFLOAT,
+ * HINCRBYFLOAT, timeouts): strtold over the whole buffer, no leading
+ * space, no overflow, NaN rejected; "inf"/"-inf" accepted (the callers
+ * refuse an infinite result or timeout with their own errors). */
 int hk_str2ld(const char *s, size_t len, long double *out);
 
 /* Write v in decimal into buf (at least HK_LONG_STR_SIZE bytes), return length. */

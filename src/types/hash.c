@@ -15,7 +15,6 @@
 #include "digest.h"
 #include "types.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -457,25 +456,10 @@ int hashv_incrby_result(const struct kv *e, const char *f, size_t fl, long long 
 int hashv_incrbyfloat_result(const struct kv *e, const char *f, size_t fl, long double incr, long double *out) {
     long double value = 0;
     struct hashv_val v;
-    if (hashv_get(e, f, fl, &v) && !hashv_parse_ld(v.s, v.len, &value)) return HK_ERR_HASH_NOT_FLOAT;
+    if (hashv_get(e, f, fl, &v) && !hk_str2ld(v.s, v.len, &value)) return HK_ERR_HASH_NOT_FLOAT;
     value += incr;
     if (isnan(value) || isinf(value)) return HK_ERR_NAN_INF;
     *out = value;
     return HK_OK;
 }
 
-int hashv_parse_ld(const char *s, size_t len, long double *out) {
-    char buf[5120];
-    if (len == 0 || len >= sizeof(buf)) return 0;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (buf[0] == ' ' || (buf[0] >= '\t' && buf[0] <= '\r')) return 0;
-    char *end;
-    errno = 0;
-    long double v = strtold(buf, &end);
-    if ((size_t)(end - buf) != len) return 0;
-    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) return 0;
-    if (errno == EINVAL || isnan(v)) return 0;
-    *out = v;
-    return 1;
-}

@@ -103,9 +103,5 @@ int hashv_incrby_result(const struct kv *e, const char *f, size_t fl, long long 
  * HK_ERR_HASH_NOT_FLOAT when the stored value is not a number,
  * HK_ERR_NAN_INF when the sum is not finite. */
 int hashv_incrbyfloat_result(const struct kv *e, const char *f, size_t fl, long double incr, long double *out);
-/* A long double as Redis's string2ld reads it: the whole buffer, no leading
- * space, no NaN, overflow rejected; infinities are accepted so that the
- * HINCRBYFLOAT handler can name them in its own error. 1 on success. */
-int hashv_parse_ld(const char *s, size_t len, long double *out);
 
 #endif

@@ -109,6 +109,9 @@ def test_timeout_errors(conn, r):
     assert conn.cmd("BLPOP", "k", "-1") == Error("ERR timeout is negative")
     assert conn.cmd("BLPOP", "k", "abc") == Error("ERR timeout is not a float or out of range")
     assert conn.cmd("BLPOP", "k", "nan") == Error("ERR timeout is not a float or out of range")
+    # An infinite timeout is a float (Redis 8): too far, or negative.
+    assert conn.cmd("BLPOP", "k", "inf") == Error("ERR timeout is out of range")
+    assert conn.cmd("BLPOP", "k", "-inf") == Error("ERR timeout is negative")
     assert conn.cmd("BZPOPMIN", "k", "-0.5") == Error("ERR timeout is negative")
     assert conn.cmd("BLMPOP", "x", "1", "k", "LEFT") == Error("ERR timeout is not a float or out of range")
     assert conn.cmd("BLPOP", "k") == Error("ERR wrong number of arguments for 'blpop' command")

@@ -374,14 +374,6 @@ static void test_incr(void) {
     CHECK_EQ_LL(hashv_incrbyfloat_result(e, "f", 1, -0.5L, &d), HK_OK);
     CHECK(d == 1.0L);
     kv_free(e);
-
-    CHECK(hashv_parse_ld("3.25", 4, &d) && d == 3.25L);
-    CHECK(hashv_parse_ld("inf", 3, &d) && d > 0);
-    CHECK(!hashv_parse_ld("nan", 3, &d));
-    CHECK(!hashv_parse_ld(" 1", 2, &d));
-    CHECK(!hashv_parse_ld("1 ", 2, &d));
-    CHECK(!hashv_parse_ld("", 0, &d));
-    CHECK(!hashv_parse_ld("1e99999", 7, &d));
 }
 
 /* Field-by-field equality of two hashes. */

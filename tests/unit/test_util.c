@@ -64,6 +64,22 @@ static void test_ll2str(void) {
     CHECK_EQ_LL(hk_digits10(18446744073709551615ULL), 20);
 }
 
+/* Redis's string2ld: whole buffer, no leading space, no overflow, no NaN,
+ * infinities accepted. */
+static void test_str2ld(void) {
+    long double d;
+    CHECK(hk_str2ld("3.25", 4, &d) && d == 3.25L);
+    CHECK(hk_str2ld("inf", 3, &d) && isinf(d) && d > 0);
+    CHECK(hk_str2ld("-inf", 4, &d) && isinf(d) && d < 0);
+    CHECK(!hk_str2ld("nan", 3, &d));
+    CHECK(!hk_str2ld(" 1", 2, &d));
+    CHECK(!hk_str2ld("\t1", 2, &d));
+    CHECK(!hk_str2ld("1 ", 2, &d));
+    CHECK(!hk_str2ld("", 0, &d));
+    CHECK(!hk_str2ld("1e99999", 7, &d));
+    CHECK(!hk_str2ld("1e-99999", 8, &d));
+}
+
 static void test_str2d(void) {
     double d;
     CHECK(hk_str2d("1.5", 3, &d) && d == 1.5);
@@ -261,6 +277,7 @@ int main(void) {
     TEST_RUN(test_str2ll);
     TEST_RUN(test_ll2str);
     TEST_RUN(test_str2d);
+    TEST_RUN(test_str2ld);
     TEST_RUN(test_d2str);
     TEST_RUN(test_ld2str);
     TEST_RUN(test_globmatch);
