@@ -74,6 +74,14 @@ int ac_double(struct argcur *a, double *v, int st_bad) {
     return 1;
 }
 
+void ac_rand_count(struct argcur *a, const char *with, long long *count, int *withflag) {
+    *withflag = 0;
+    ac_ll_range(a, -LLONG_MAX, LLONG_MAX, count, HK_ERR_LONG_RANGE);
+    if (ac_is(a, with)) *withflag = 1;
+    if (ac_more(a)) ac_fail(a, HK_ERR_SYNTAX);
+    if (*withflag && (*count < -(LLONG_MAX / 2) || *count > LLONG_MAX / 2)) ac_fail(a, HK_ERR_OUT_OF_RANGE);
+}
+
 int ac_ok(struct argcur *a) {
     if (a->st == HK_OK) return 1;
     reply_status(a->c, a->st);

@@ -67,6 +67,13 @@ int ac_double(struct argcur *a, double *v, int st_bad);
 /* 1 while no failure; otherwise reply it once and return 0. */
 int ac_ok(struct argcur *a);
 
+/* "count [<with>]" of HRANDFIELD (WITHVALUES) and ZRANDMEMBER
+ * (WITHSCORES), as Redis checks it: an integer (LLONG_MIN cannot be
+ * negated: HK_ERR_LONG_RANGE), the optional word (*with set), nothing
+ * after it, and with the word twice the count must still fit (two reply
+ * elements per pick: HK_ERR_OUT_OF_RANGE). */
+void ac_rand_count(struct argcur *a, const char *with, long long *count, int *withflag);
+
 /* "numkeys key... <w0|w1> [COUNT count]" from argv[at] (the MPOP family):
  * *numkeys, *first_key (argv index), *which (0 for w0, 1 for w1) and
  * *count (1 when absent). Replies Redis's errors and returns 0 on bad

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ERR_BIT_OFFSET "ERR bit offset is not an integer or out of range"
 
 /* Bytes of string entry e (NULL: none, length 0); nb holds an integer's
  * digits. */
@@ -37,18 +36,18 @@ static int parse_bit_offset(struct cmd_ctx *c, const hk_slice *a, int bits, uint
     int hash = bits > 0 && a->len > 0 && a->ptr[0] == '#';
     long long v;
     if (!hk_str2ll(a->ptr + hash, a->len - (size_t)hash, &v)) {
-        reply_error(c, ERR_BIT_OFFSET);
+        reply_status(c, HK_ERR_BIT_OFFSET);
         return 0;
     }
     if (hash) {
         if (v > LLONG_MAX / bits || v < LLONG_MIN / bits) {
-            reply_error(c, ERR_BIT_OFFSET);
+            reply_status(c, HK_ERR_BIT_OFFSET);
             return 0;
         }
         v *= bits;
     }
     if (v < 0 || (v >> 3) >= strval_max_len()) {
-        reply_error(c, ERR_BIT_OFFSET);
+        reply_status(c, HK_ERR_BIT_OFFSET);
         return 0;
     }
     *out = (uint64_t)v;

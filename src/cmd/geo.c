@@ -367,7 +367,7 @@ static void geo_search(struct cmd_ctx *c, int srcidx, int flags) {
          * the reply is an empty array or a count. */
         if (e) {
             if (!geo_member_pos(e, &c->argv[2], s.xy)) {
-                reply_error(c, "ERR could not decode requested zset member");
+                reply_status(c, HK_ERR_ZSET_DECODE);
                 return;
             }
             if (!geo_arg_radius(c, 3, &s)) return;
@@ -419,7 +419,7 @@ static void geo_search(struct cmd_ctx *c, int srcidx, int flags) {
             storedist = 1;
         } else if (arg_is(a, "frommember") && left >= 1 && search && !fromlonlat) {
             if (e && !geo_member_pos(e, &c->argv[i + 1], s.xy)) {
-                reply_error(c, "ERR could not decode requested zset member");
+                reply_status(c, HK_ERR_ZSET_DECODE);
                 return;
             }
             frommember = 1;

@@ -288,13 +288,8 @@ void cmd_hrandfield(struct cmd_ctx *c) {
         struct argcur a;
         ac_init(&a, c, 2);
         long long l = 0;
-        if (ac_ll(&a, &l) && l < -LLONG_MAX)
-            ac_fail(&a, HK_ERR_LONG_RANGE);
-        int withvalues = 0;
-        if (ac_is(&a, "WITHVALUES")) withvalues = 1;
-        if (ac_more(&a)) ac_fail(&a, HK_ERR_SYNTAX);
-        /* Field and value per pick: twice the count must still fit. */
-        if (withvalues && (l < -LLONG_MAX / 2 || l > LLONG_MAX / 2)) ac_fail(&a, HK_ERR_OUT_OF_RANGE);
+        int withvalues;
+        ac_rand_count(&a, "WITHVALUES", &l, &withvalues);
         if (!ac_ok(&a)) return;
         hrandfield_count(c, l, withvalues);
         return;

@@ -81,7 +81,7 @@ static void reply_strval(struct cmd_ctx *c, const struct kv *e) {
 static int check_string_length(struct cmd_ctx *c, long long size, long long append) {
     long long lim = strval_max_len();
     if (size > lim || append > lim - size) {
-        reply_error(c, ERR_STRING_TOO_LONG);
+        reply_status(c, HK_ERR_STRING_TOO_LONG);
         return 0;
     }
     return 1;

@@ -12,8 +12,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#define ERR_STRING_TOO_LONG "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
-
 /* Largest string a command may build: proto-max-bulk-len, capped by the
  * 32-bit length of a rawstr. */
 long long strval_max_len(void);

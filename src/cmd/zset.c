@@ -592,16 +592,8 @@ void cmd_zrandmember(struct cmd_ctx *c) {
     int withscores = 0, hascount = c->argc >= 3;
     struct argcur a;
     ac_init(&a, c, 2);
-    if (hascount) {
-        /* LLONG_MIN cannot be negated: refused before the key is looked
-         * up, with the range text, as HRANDFIELD/SRANDMEMBER do. */
-        if (ac_ll(&a, &l) && l == LLONG_MIN)
-            ac_fail(&a, HK_ERR_LONG_RANGE);
-        if (ac_is(&a, "WITHSCORES")) withscores = 1;
-        if (ac_more(&a)) ac_fail(&a, HK_ERR_SYNTAX);
-        /* Room for a member and a score per pick. */
-        if (withscores && (l < -(LLONG_MAX / 2) || l > LLONG_MAX / 2)) ac_fail(&a, HK_ERR_OUT_OF_RANGE);
-    }
+    /* Checked before the key is looked up, as Redis does. */
+    if (hascount) ac_rand_count(&a, "WITHSCORES", &l, &withscores);
     if (!ac_ok(&a)) return;
     struct keyref k;
     int bad;

@@ -2,18 +2,18 @@
  * their STORE forms, ZINTERCARD, and ZMPOP.
  *
  * Inputs may be sorted sets or plain sets (members of a set score 1), as in
- * Redis; a plain set is copied into a temporary skiplist here, since the
- * set's value is read through setval.h. The algebra itself is
+ * Redis; a plain set is copied into a temporary skiplist here (read with
+ * setv_foreach, src/types/set.h). The algebra itself is
  * zs_setop/zs_intercard (src/types/zset.h); the result is then replied or
  * stored (zs_store_result picks the encoding from the result's size). The
  * single-key commands are in zset.c. */
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "../types/set.h"
 #include "../types/zset.h"
 #include "args.h"
 #include "cmds.h"
 #include "cmdutil.h"
-#include "setval.h"
 #include "zset.h"
 
 #include <limits.h>
@@ -34,7 +34,8 @@ static void set_member_to_zsl(const char *s, size_t len, void *ctx) { zsl_insert
 /* A plain set input as a temporary skiplist, every member scoring 1. */
 static struct zsl *set_to_zsl(const struct kv *e) {
     struct zsl *z = zsl_new();
-    set_value_foreach(e, set_member_to_zsl, z);
+    struct setv o = setv_of(e);
+    setv_foreach(&o, set_member_to_zsl, z);
     return z;
 }
 

@@ -6,7 +6,6 @@
  * intset; iteration, scanning and random picks; and the type-table
  * lifecycle (dup, usage, digest). The limits are changed through
  * type_limits as CONFIG SET does, and put back after each test. */
-#include "cmd/setval.h"
 #include "core/util.h"
 #include "store/kv.h"
 #include "test.h"
@@ -470,14 +469,15 @@ static void test_iteration(void) {
     CHECK_EQ_LL(n, 300);
     setv_free(&o);
 
-    /* Through the read-only entry API other families use. */
+    /* Through an entry, as other families read a set (setv_of). */
     struct setv h = build_str(ENC_HT, 50);
     struct kv *e = setv_entry("k", 1, &h);
-    CHECK_EQ_LL(set_value_size(e), 50);
-    CHECK(set_value_has(e, "m49", 3));
-    CHECK(!set_value_has(e, "m50", 3));
+    struct setv r = setv_of(e);
+    CHECK_EQ_LL(setv_size(&r), 50);
+    CHECK(has_str(&r, "m49"));
+    CHECK(!has_str(&r, "m50"));
     struct seen x = {calloc(50, 1), 50, 0};
-    set_value_foreach(e, seen_visit, &x);
+    setv_foreach(&r, seen_visit, &x);
     CHECK(seen_all_once(&x));
     free(x.cnt);
     kv_free(e);
