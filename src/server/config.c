@@ -49,6 +49,10 @@ static int apply_requirepass(void);
 #define BOOL(n, field, d, fl) {n, NULL, CFG_BOOL, fl, &cfg.field, NULL, 0, 1, d, NULL, NULL, NULL, NULL, NULL}
 #define ENUM(n, field, e, d, fl) {n, NULL, CFG_ENUM, fl, &cfg.field, NULL, 0, 0, d, e, NULL, NULL, NULL, NULL}
 #define STR(n, field, d, fl, ap) {n, NULL, CFG_STRING, fl, NULL, &cfg.field, 0, 0, d, NULL, NULL, NULL, NULL, ap}
+/* An encoding limit of the types layer (types/types.h), with Redis's
+ * older ziplist name as an alias where it has one. */
+#define TLIM_ROW(n, alias, kind, field, lo, hi, d)                                                                 \
+    {n, alias, kind, 0, &type_limits.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
 
 const struct cfg_entry cfg_table[] = {
     STR("bind", bind, "* -::*", CFG_IMMUTABLE | CFG_MULTI_ARG, NULL),
@@ -79,21 +83,18 @@ const struct cfg_entry cfg_table[] = {
     ENUM("maxmemory-policy", maxmemory_policy, noeviction_enum, "noeviction", 0),
     ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
-    {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, 0, &type_limits.hash_max_listpack_entries, NULL, 0,
-     LONG_MAX, "512", NULL, NULL, NULL, NULL, NULL},
-    {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, 0, &type_limits.hash_max_listpack_value, NULL, 0, LONG_MAX,
-     "64", NULL, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT, 0, &type_limits.zset_max_listpack_entries, NULL, 0,
-     LONG_MAX, "128", NULL, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, 0, &type_limits.zset_max_listpack_value, NULL, 0, LONG_MAX,
-     "64", NULL, NULL, NULL, NULL, NULL},
-    {"list-max-listpack-size", "list-max-ziplist-size", CFG_INT, 0, &type_limits.list_max_listpack_size, NULL, INT_MIN,
-     INT_MAX, "-2", NULL, NULL, NULL, NULL, NULL},
+    TLIM_ROW("hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, hash_max_listpack_entries, 0, LONG_MAX,
+             "512"),
+    TLIM_ROW("hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, hash_max_listpack_value, 0, LONG_MAX, "64"),
+    TLIM_ROW("zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT, zset_max_listpack_entries, 0, LONG_MAX,
+             "128"),
+    TLIM_ROW("zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, zset_max_listpack_value, 0, LONG_MAX, "64"),
+    TLIM_ROW("list-max-listpack-size", "list-max-ziplist-size", CFG_INT, list_max_listpack_size, INT_MIN, INT_MAX, "-2"),
     /* Only 0 (no compression) until quicklist node compression exists. */
-    {"list-compress-depth", NULL, CFG_INT, 0, &type_limits.list_compress_depth, NULL, 0, 0, "0", NULL, NULL, NULL, NULL, NULL},
-    {"set-max-intset-entries", NULL, CFG_INT, 0, &type_limits.set_max_intset_entries, NULL, 0, LONG_MAX, "512", NULL, NULL, NULL, NULL, NULL},
-    {"set-max-listpack-entries", NULL, CFG_INT, 0, &type_limits.set_max_listpack_entries, NULL, 0, LONG_MAX, "128", NULL, NULL, NULL, NULL, NULL},
-    {"set-max-listpack-value", NULL, CFG_INT, 0, &type_limits.set_max_listpack_value, NULL, 0, LONG_MAX, "64", NULL, NULL, NULL, NULL, NULL},
+    TLIM_ROW("list-compress-depth", NULL, CFG_INT, list_compress_depth, 0, 0, "0"),
+    TLIM_ROW("set-max-intset-entries", NULL, CFG_INT, set_max_intset_entries, 0, LONG_MAX, "512"),
+    TLIM_ROW("set-max-listpack-entries", NULL, CFG_INT, set_max_listpack_entries, 0, LONG_MAX, "128"),
+    TLIM_ROW("set-max-listpack-value", NULL, CFG_INT, set_max_listpack_value, 0, LONG_MAX, "64"),
     {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
      NULL, NULL},
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},

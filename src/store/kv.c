@@ -141,12 +141,17 @@ size_t kv_val_size(const struct kv *e) {
     return sizeof(void *);
 }
 
-struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire) {
+struct kv *kv_copy(const struct kv *e, const char *key, size_t klen, long long expire) {
     size_t vs = kv_val_size(e);
     struct kv *n = kv_new(key, klen, kv_type(e), kv_enc(e), expire, vs);
-    n->meta = e->meta;
     n->flags |= e->flags & ~(uint8_t)(KV_F_EXPIRE | KV_F_BIGKEY);
     memcpy(kv_val(n), kv_val(e), vs);
+    return n;
+}
+
+struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire) {
+    struct kv *n = kv_copy(e, key, klen, expire);
+    n->meta = e->meta;
     kv_free_shell(e);
     return n;
 }

@@ -99,6 +99,10 @@ struct kv *kv_new_int(const char *key, size_t klen, long long v, long long expir
 struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 /* Entry holding an object pointer (aggregates, raw strings). */
 struct kv *kv_new_ptr(const char *key, size_t klen, int type, int enc, void *ptr, long long expire);
+/* A new entry for key/klen with expiry `expire` (-1 none) holding e's
+ * value bytes as they are (an inline value is copied; an object pointer
+ * is shared, so this is a deep copy only of inline values). */
+struct kv *kv_copy(const struct kv *e, const char *key, size_t klen, long long expire);
 /* A new entry for key/klen with expiry `expire` (-1 none) that takes over
  * e's value and access clock; e is freed without its value, so it must be
  * detached from its table (or be replaced by the caller). */

@@ -149,9 +149,7 @@ struct setv setv_create(const char *first, size_t len, uint64_t hint) {
         o = setv_new(ENC_LISTPACK);
     } else {
         o = setv_new(ENC_HT);
-        uint64_t size = 4;
-        while (size < hint && size < (1ULL << 40)) size <<= 1;
-        ht_resize(o.p, size, snode_hash, NULL);
+        ht_resize(o.p, hint, snode_hash, NULL);
     }
     return o;
 }
@@ -311,7 +309,7 @@ void setv_convert(struct setv *o, int enc) {
 
 void setv_maybe_convert(struct setv *o, uint64_t hint) {
     if ((o->enc == ENC_LISTPACK && (long long)hint > TLIM(set_max_listpack_entries)) ||
-        (o->enc == ENC_INTSET && (long long)hint > TLIM(set_max_intset_entries)))
+        (o->enc == ENC_INTSET && hint > intset_cap()))
         setv_convert(o, ENC_HT);
 }
 

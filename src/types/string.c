@@ -17,11 +17,7 @@ static struct kv *str_dup(const struct kv *e, const char *key, size_t klen, long
         const struct rawstr *s = kv_ptr(e);
         return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(s->buf, s->len, s->len), expire);
     }
-    size_t vs = kv_val_size(e);
-    struct kv *n = kv_new(key, klen, OBJ_STRING, kv_enc(e), expire, vs);
-    n->flags |= e->flags & ~(uint8_t)(KV_F_EXPIRE | KV_F_BIGKEY);
-    memcpy(kv_val(n), kv_val(e), vs);
-    return n;
+    return kv_copy(e, key, klen, expire);
 }
 
 static size_t str_usage(const struct kv *e, size_t samples) {
