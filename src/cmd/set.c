@@ -35,7 +35,7 @@ static uint64_t set_put_or_delete(struct cmd_ctx *c, const struct keyref *k, str
     return n;
 }
 
-static void reply_val(struct cmd_ctx *c, const struct lp_val *v) { reply_bulk(c, setv_val_ptr(v), v->len); }
+static void reply_val(struct cmd_ctx *c, const struct lp_val *v) { reply_bulk(c, lp_val_ptr(v), v->len); }
 
 /* Reply every member of o as a RESP3 set (array in RESP2). */
 static void reply_members(struct cmd_ctx *c, const struct setv *o) {
@@ -163,7 +163,7 @@ static void srem_batch_add(struct srem_batch *b, const struct lp_val *v) {
         prop_arg(b->c, b->k->key, b->k->klen);
         b->in_cmd = n;
     }
-    prop_arg(b->c, setv_val_ptr(v), v->len);
+    prop_arg(b->c, lp_val_ptr(v), v->len);
     b->in_cmd--;
     b->left--;
 }
@@ -216,7 +216,7 @@ void cmd_spop(struct cmd_ctx *c) {
             struct lp_val v;
             setv_random(&o, &v);
             setv_add_val(&ns, &v);
-            setv_remove(&o, setv_val_ptr(&v), v.len, NULL);
+            setv_remove(&o, lp_val_ptr(&v), v.len, NULL);
         }
         reply_members(c, &o);
         if (prop_on(c)) {
@@ -239,7 +239,7 @@ void cmd_spop(struct cmd_ctx *c) {
         /* Reply before removing: the member's bytes live in the set. */
         reply_val(c, &v);
         srem_batch_add(&b, &v);
-        setv_remove(&o, setv_val_ptr(&v), v.len, NULL);
+        setv_remove(&o, lp_val_ptr(&v), v.len, NULL);
     }
     setv_store(e, &o);
     if (!setv_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
@@ -542,7 +542,7 @@ static void set_union_diff(struct cmd_ctx *c, int first, int n, int dst, int op)
                 setv_iter_init(&it, &sets[j]);
                 while (setv_iter_next(&it, &v)) {
                     if (j == 0) setv_add_val(&res, &v);
-                    else setv_remove(&res, setv_val_ptr(&v), v.len, NULL);
+                    else setv_remove(&res, lp_val_ptr(&v), v.len, NULL);
                 }
             }
         }
@@ -635,7 +635,7 @@ void cmd_sscan(struct cmd_ctx *c) {
         long long n = 0;
         setv_iter_init(&it, &o);
         while (setv_iter_next(&it, &v)) {
-            if (pat && !hk_globmatch(pat, plen, setv_val_ptr(&v), v.len, 0)) continue;
+            if (pat && !hk_globmatch(pat, plen, lp_val_ptr(&v), v.len, 0)) continue;
             reply_val(c, &v);
             n++;
         }

@@ -32,6 +32,10 @@ struct lp_val {
     long long v;
     char buf[21];
 };
+/* The bytes of v. An integer's decimal form lives in v's own buf, so an
+ * lp_val copied by value has s pointing at the original's: this looks in
+ * the copy. */
+static inline const char *lp_val_ptr(const struct lp_val *v) { return v->is_int ? v->buf : v->s; }
 
 lpack *lp_new(void);
 void lp_free(lpack *lp);

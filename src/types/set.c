@@ -193,7 +193,7 @@ int setv_has_val(const struct setv *o, const struct lp_val *v) {
         if (!v->is_int && !hk_str2ll(v->s, v->len, &iv)) return 0;
         return intset_find(o->p, iv, NULL);
     }
-    return setv_has(o, setv_val_ptr(v), v->len);
+    return setv_has(o, lp_val_ptr(v), v->len);
 }
 
 void setv_iter_init(struct setv_iter *it, const struct setv *o) {
@@ -232,7 +232,7 @@ void setv_foreach(const struct setv *o, void (*fn)(const char *s, size_t len, vo
     struct setv_iter it;
     struct lp_val v;
     setv_iter_init(&it, o);
-    while (setv_iter_next(&it, &v)) fn(setv_val_ptr(&v), v.len, ctx);
+    while (setv_iter_next(&it, &v)) fn(lp_val_ptr(&v), v.len, ctx);
 }
 
 struct scan_fwd {
@@ -295,7 +295,7 @@ void setv_convert(struct setv *o, int enc) {
         if (enc == ENC_LISTPACK) {
             n.p = v.is_int ? lp_append_int(n.p, v.v) : lp_append(n.p, v.s, v.len);
         } else if (enc == ENC_HT) {
-            sht_insert(n.p, setv_val_ptr(&v), v.len);
+            sht_insert(n.p, lp_val_ptr(&v), v.len);
         } else {
             long long x = v.v;
             int added;
@@ -389,7 +389,7 @@ int setv_add(struct setv *o, const char *s, size_t len, struct pre_change *pc) {
 }
 
 int setv_add_val(struct setv *o, const struct lp_val *v) {
-    if (v->is_int) return add_parsed(o, setv_val_ptr(v), v->len, 1, v->v, NULL);
+    if (v->is_int) return add_parsed(o, lp_val_ptr(v), v->len, 1, v->v, NULL);
     return setv_add(o, v->s, v->len, NULL);
 }
 
@@ -457,7 +457,7 @@ static void set_ops_digest(const struct kv *e, unsigned char digest[20]) {
     struct setv_iter it;
     struct lp_val v;
     setv_iter_init(&it, &o);
-    while (setv_iter_next(&it, &v)) dg_xor(digest, setv_val_ptr(&v), v.len);
+    while (setv_iter_next(&it, &v)) dg_xor(digest, lp_val_ptr(&v), v.len);
 }
 
 const struct type_ops set_type_ops = {

@@ -4,15 +4,15 @@
  * a listpack (at most set-max-listpack-entries members of at most
  * set-max-listpack-value bytes) or a hash table of members. Conversions only
  * go towards the bigger encoding while a set lives, as in Redis 7.2; only a
- * freshly computed result (setv_maybe_intset) may start small again. The
- * hash table resizes all at once (htable.h); that is accepted for now. A
+ * freshly computed result (setv_maybe_intset) may start small again. A
  * value being worked on is a `struct setv` (encoding plus pointer) taken
  * from its key entry with setv_of(); operations may change both, and
  * setv_store() writes them back. Members come out as `struct lp_val`s:
- * setv_val_ptr() gives their bytes whatever the encoding. This module knows
- * nothing of clients, replies or the keyspace: reporting a change, and
- * putting or deleting a key, are the caller's (src/cmd/set.c). The caller
- * also holds the lock of the shard the value lives in. */
+ * lp_val_ptr() (core/listpack.h) gives their bytes whatever the encoding.
+ * This module knows nothing of clients, replies or the keyspace: reporting
+ * a change (through the pre_change a mutator takes), and putting or
+ * deleting a key, are the caller's (src/cmd/set.c). The caller also holds
+ * the lock of the shard the value lives in. */
 #ifndef HK_TYPES_SET_H
 #define HK_TYPES_SET_H
 
@@ -40,11 +40,6 @@ static inline void setv_store(struct kv *e, const struct setv *o) {
     kv_set_ptr(e, o->p);
     kv_set_enc(e, o->enc);
 }
-/* Bytes of a member read from any encoding. An lp_val copied by value keeps
- * an integer's decimal form in its own buf, so s may point at the original's;
- * this looks in the copy. */
-static inline const char *setv_val_ptr(const struct lp_val *v) { return v->is_int ? v->buf : v->s; }
-
 /* An empty set in `enc` (ENC_INTSET, ENC_LISTPACK or ENC_HT), owned by the
  * caller (setv_free, or setv_entry to hand it to a key). */
 struct setv setv_new(int enc);
@@ -86,7 +81,7 @@ void setv_maybe_intset(struct setv *o);
  * hash table samples buckets); valid until the set changes. For a hash
  * table v->s points at the member's stored bytes, so the address names the
  * member while the set does not change (SRANDMEMBER skips repeats by it);
- * an integer of the other encodings is in v->buf (setv_val_ptr). */
+ * an integer of the other encodings is in v->buf (lp_val_ptr). */
 void setv_random(const struct setv *o, struct lp_val *v);
 
 /* Iteration in storage order (ascending for intsets). The set must not

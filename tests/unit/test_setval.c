@@ -100,9 +100,9 @@ static void test_intset(void) {
     setv_iter_init(&it, &o);
     CHECK(setv_iter_next(&it, &v));
     CHECK(v.is_int);
-    CHECK_MEM(setv_val_ptr(&v), v.len, "-3");
+    CHECK_MEM(lp_val_ptr(&v), v.len, "-3");
     CHECK(setv_iter_next(&it, &v));
-    CHECK_MEM(setv_val_ptr(&v), v.len, "1099511627776");
+    CHECK_MEM(lp_val_ptr(&v), v.len, "1099511627776");
     CHECK(!setv_iter_next(&it, &v));
     setv_free(&o);
     CHECK(o.p == NULL);
@@ -427,7 +427,7 @@ static void check_iteration(int enc, int n) {
     struct setv_iter it;
     struct lp_val v;
     setv_iter_init(&it, &o);
-    while (setv_iter_next(&it, &v)) seen_visit(setv_val_ptr(&v), v.len, &x);
+    while (setv_iter_next(&it, &v)) seen_visit(lp_val_ptr(&v), v.len, &x);
     CHECK(seen_all_once(&x));
     memset(x.cnt, 0, (size_t)n);
     setv_foreach(&o, seen_visit, &x);
@@ -489,10 +489,10 @@ static void check_random(struct setv *o, int n, int draws, int need_all) {
     for (int d = 0; d < draws; d++) {
         struct lp_val v;
         setv_random(o, &v);
-        if (!setv_has(o, setv_val_ptr(&v), v.len)) bad++;
+        if (!setv_has(o, lp_val_ptr(&v), v.len)) bad++;
         long long iv;
-        int i = o->enc == ENC_INTSET ? (hk_str2ll(setv_val_ptr(&v), v.len, &iv) ? (int)iv : -1)
-                                     : member_index(setv_val_ptr(&v), v.len);
+        int i = o->enc == ENC_INTSET ? (hk_str2ll(lp_val_ptr(&v), v.len, &iv) ? (int)iv : -1)
+                                     : member_index(lp_val_ptr(&v), v.len);
         if (i >= 0 && i < n) hit[i] = 1;
         else bad++;
     }
@@ -598,7 +598,7 @@ static void check_dup(struct setv src, int n_expected) {
     CHECK(setv_iter_next(&it, &v));
     char first[64];
     size_t flen = v.len < sizeof(first) ? v.len : sizeof(first);
-    memcpy(first, setv_val_ptr(&v), flen);
+    memcpy(first, lp_val_ptr(&v), flen);
     CHECK_EQ_LL(setv_remove(&b, first, flen, NULL), 1);
     setv_store(d, &b);
     a = setv_of(e);
