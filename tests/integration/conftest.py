@@ -13,6 +13,7 @@ Fixtures:
   new_server    factory: new_server("--requirepass", "x") starts a private
                 server with extra options and returns its handle
 """
+import contextlib
 import os
 import shutil
 import socket
@@ -49,6 +50,36 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+@contextlib.contextmanager
+def real_redis(*extra):
+    """A stock redis-server (Debian's, the reference HotKV is compared with)
+    on a free port, without persistence; yields its port, or None when it
+    is not installed. Fails when it does not start."""
+    exe = shutil.which("redis-server")
+    if not exe:
+        yield None
+        return
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="redis-ref-")
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", workdir, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    pytest.fail("redis-server did not start")
+                time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 class Server:

@@ -4,17 +4,14 @@ the server counted (INFO commandstats, DBSIZE). Pub/sub mode runs against
 redis-server until HotKV serves PUBLISH."""
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import tempfile
 import time
 
 import pytest
 import redis
 
-from conftest import free_port
+from conftest import free_port, real_redis
 
 
 @pytest.fixture
@@ -172,34 +169,17 @@ def test_server_gone_mid_run_exits_2(bench, new_server):
 
 @pytest.fixture
 def redis_server():
-    binary = shutil.which("redis-server")
-    if not binary:
-        pytest.fail("redis-server is needed for the pub/sub mode test (scripts/deps.sh test installs it)")
-    port = free_port()
-    workdir = tempfile.mkdtemp(prefix="hotkv-bench-redis-")
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", workdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.time() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
+    with real_redis() as port:
+        if port is None:
+            pytest.fail("redis-server is needed for the pub/sub mode test (scripts/deps.sh test installs it)")
 
-    class Handle:
-        pass
+        class Handle:
+            pass
 
-    h = Handle()
-    h.port = port
-    h.client = lambda: redis.Redis(host="127.0.0.1", port=port)
-    yield h
-    proc.terminate()
-    proc.wait(timeout=10)
-    shutil.rmtree(workdir, ignore_errors=True)
+        h = Handle()
+        h.port = port
+        h.client = lambda: redis.Redis(host="127.0.0.1", port=port)
+        yield h
 
 
 def test_pubsub_mode_delivers_and_counts(bench, redis_server):

@@ -4,15 +4,9 @@ GETKEYSANDFLAGS, HELP. Everything comes from the one command table.
 Where Debian's redis-server is installed, a few replies are compared with
 a real Redis started for the purpose (Redis 7.0 there; the rows compared are
 the same in 7.2)."""
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 
 import pytest
-from conftest import free_port
+from conftest import real_redis
 from resp import Error, Map, RespConn, Set
 
 SYNTAX = Error("ERR syntax error")
@@ -31,25 +25,8 @@ def arity(name):
 @pytest.fixture(scope="module")
 def redis_ref():
     """A real Redis on a free port, or None when not installed."""
-    exe = shutil.which("redis-server")
-    if not exe:
-        yield None
-        return
-    port = free_port()
-    workdir = tempfile.mkdtemp(prefix="redis-ref-")
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", workdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    yield port
-    proc.terminate()
-    proc.wait(20)
-    shutil.rmtree(workdir, ignore_errors=True)
+    with real_redis() as port:
+        yield port
 
 
 def ref_conn(port, resp3=False):

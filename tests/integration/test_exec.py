@@ -6,19 +6,15 @@ journal agrees), and the blocked-client counters.
 
 Servers here are private (new_server) with enable-debug-command yes.
 """
-import os
 import random
 import shutil
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 
 import pytest
 import redis
 
-from conftest import free_port
+from conftest import real_redis
 from resp import Error, RespConn, encode
 
 ZERO_DIGEST = b"0" * 40
@@ -568,9 +564,8 @@ def test_concurrent_writes_replay_to_the_same_dataset(new_server):
 def test_replay_into_redis_gives_redis_the_same_digest(new_server):
     """The journal is plain Redis protocol and the digest is Redis's: a real
     redis-server fed HotKV's journal holds the same dataset and says so."""
-    binary = shutil.which("redis-server")
-    if not binary:
-        pytest.skip("redis-server not installed")
+    if not shutil.which("redis-server"):
+        pytest.fail("redis-server is needed (scripts/deps.sh test installs it)")
     srv = debug_server(new_server, 2)
     r = srv.client()
     r.execute_command("DEBUG", "JOURNAL", "START")
@@ -603,21 +598,7 @@ def test_replay_into_redis_gives_redis_the_same_digest(new_server):
     c.read_response()
     r.connection_pool.release(c)
     data = journal(r)
-    port = free_port()
-    work = tempfile.mkdtemp(prefix="hotkv-redis-")
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--enable-debug-command", "yes", "--dir", work],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.05)
+    with real_redis("--enable-debug-command", "yes") as port:
         errors = replay(port, data, apply=False)
         assert not errors, errors[:5]
         red = redis.Redis(port=port)
@@ -625,10 +606,6 @@ def test_replay_into_redis_gives_redis_the_same_digest(new_server):
         keys = ["list", "set", "iset", "hash", "zset", "small", "smallh", "float", "hll", "bits", "geo", "s1"]
         assert red.execute_command("DEBUG", "DIGEST-VALUE", *keys) == r.execute_command("DEBUG", "DIGEST-VALUE", *keys)
         red.close()
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---- blocked clients -------------------------------------------------------
