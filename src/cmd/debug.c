@@ -13,11 +13,14 @@
 #include "../server/config.h"
 #include "../server/journal.h"
 #include "../types/digest.h"
+#include "../types/list.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -157,6 +160,46 @@ static void debug_journal(struct cmd_ctx *c) {
     }
 }
 
+/* ---- QUICKLIST-PACKED-THRESHOLD ------------------------------------------ */
+
+/* The size as Redis's memtoull reads it: digits, then an optional unit
+ * (b, k, kb, m, mb, g, gb; any case); a sign or anything else is an error.
+ * An overflowing value saturates, which the caller then refuses. */
+static int debug_parse_size(const hk_slice *a, unsigned long long *out) {
+    size_t i = 0;
+    unsigned long long v = 0;
+    int over = 0;
+    for (; i < a->len && isdigit((unsigned char)a->ptr[i]); i++) {
+        unsigned d = (unsigned)(a->ptr[i] - '0');
+        if (v > (ULLONG_MAX - d) / 10) over = 1;
+        else v = v * 10 + d;
+    }
+    static const struct {
+        const char *u;
+        unsigned long long mul;
+    } units[] = {{"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000000}, {"mb", 1024 * 1024},
+                 {"g", 1000000000}, {"gb", 1024ULL * 1024 * 1024}};
+    hk_slice u = {a->ptr + i, a->len - i};
+    for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++) {
+        if (!arg_is(&u, units[k].u)) continue;
+        if (over || (v && v > ULLONG_MAX / units[k].mul)) *out = ULLONG_MAX;
+        else *out = v * units[k].mul;
+        return 1;
+    }
+    return 0;
+}
+
+/* DEBUG QUICKLIST-PACKED-THRESHOLD <size>: elements of at least that many
+ * bytes get a plain node of their own (0 restores the default, 1GB). */
+static void debug_packed_threshold(struct cmd_ctx *c) {
+    unsigned long long sz;
+    if (!debug_parse_size(&c->argv[2], &sz) || !ql_set_packed_threshold(sz)) {
+        reply_error(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+        return;
+    }
+    reply_ok(c);
+}
+
 /* ---- SLEEP and the command ---------------------------------------------- */
 
 /* SLEEP stalls the calling worker (and so its clients) without holding any
@@ -197,6 +240,9 @@ void cmd_debug(struct cmd_ctx *c) {
             "    Record what writes propagate; READ returns the merged record as RESP commands.",
             "JOURNAL APPLY ON|OFF",
             "    Run this connection's commands as a replayed journal (no expiry by time).",
+            "QUICKLIST-PACKED-THRESHOLD <size>",
+            "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+            "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
             "SET-ACTIVE-EXPIRE <0|1>",
             "    Setting it to 0 disables expiring keys in background when they are not",
             "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -222,6 +268,8 @@ void cmd_debug(struct cmd_ctx *c) {
         debug_digest_value(c);
     } else if (c->argc >= 3 && arg_is(sub, "journal")) {
         debug_journal(c);
+    } else if (c->argc == 3 && arg_is(sub, "quicklist-packed-threshold")) {
+        debug_packed_threshold(c);
     } else {
         reply_subcommand_error(c);
     }

@@ -90,8 +90,8 @@ const struct cfg_entry cfg_table[] = {
              "128"),
     TLIM_ROW("zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, zset_max_listpack_value, 0, LONG_MAX, "64"),
     TLIM_ROW("list-max-listpack-size", "list-max-ziplist-size", CFG_INT, list_max_listpack_size, INT_MIN, INT_MAX, "-2"),
-    /* Only 0 (no compression) until quicklist node compression exists. */
-    TLIM_ROW("list-compress-depth", NULL, CFG_INT, list_compress_depth, 0, 0, "0"),
+    /* Read when a list becomes a quicklist; that list keeps it. */
+    TLIM_ROW("list-compress-depth", NULL, CFG_INT, list_compress_depth, 0, INT_MAX, "0"),
     TLIM_ROW("set-max-intset-entries", NULL, CFG_INT, set_max_intset_entries, 0, LONG_MAX, "512"),
     TLIM_ROW("set-max-listpack-entries", NULL, CFG_INT, set_max_listpack_entries, 0, LONG_MAX, "128"),
     TLIM_ROW("set-max-listpack-value", NULL, CFG_INT, set_max_listpack_value, 0, LONG_MAX, "64"),
