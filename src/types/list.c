@@ -72,11 +72,11 @@ static int ql_exceeds(long long fill, size_t new_sz, unsigned long new_count) {
 }
 
 /* Whether an element of sz bytes is too large to share a node. */
-static int ql_is_large(long long fill, size_t sz) {
+static inline int ql_is_large(long long fill, size_t sz) {
     size_t lim;
     unsigned long cnt;
     size_t t = atomic_load_explicit(&ql_packed_threshold, memory_order_relaxed);
-    if (t != QL_PACKED_DEFAULT) return sz >= t;
+    if (__builtin_expect(t != QL_PACKED_DEFAULT, 0)) return sz >= t;
     if (fill >= 0) return sz > QL_SIZE_SAFETY;
     ql_limits(fill, &lim, &cnt);
     return sz > lim;
@@ -106,9 +106,13 @@ static struct qnode *ql_node_new(lpack *lp, int plain) {
 
 /* ---- node compression ------------------------------------------------------ */
 
+/* The compression paths stay out of line, so the uncompressed fast paths
+ * that test for them keep their small register footprint. */
+#define QL_COLD __attribute__((noinline, cold))
+
 /* Compress raw node n when that pays (Redis's thresholds); otherwise, or
  * when it is compressed already, leave it. */
-static void qn_compress(struct qnode *n) {
+static QL_COLD void qn_compress(struct qnode *n) {
     if (!n->lp) return;
     size_t sz = lp_bytes(n->lp);
     if (sz < QL_MIN_COMPRESS_BYTES) return;
@@ -138,12 +142,15 @@ static lpack *qlzf_unpack(const struct qlzf *z) {
     return lp;
 }
 
-/* Make n raw (nothing to do when it is). */
-static inline void qn_raw(struct qnode *n) {
-    if (n->lp) return;
+static QL_COLD void qn_unpack(struct qnode *n) {
     n->lp = qlzf_unpack(n->lzf);
     hk_free(n->lzf);
     n->lzf = NULL;
+}
+
+/* Make n raw (nothing to do when it is). */
+static inline void qn_raw(struct qnode *n) {
+    if (__builtin_expect(!n->lp, 0)) qn_unpack(n);
 }
 
 static void qn_free(struct qnode *n) {
@@ -152,16 +159,20 @@ static void qn_free(struct qnode *n) {
     hk_free(n);
 }
 
-/* A cursor steps onto n: the node lent before is compressed again, and n
- * decompressed (lent) when it is compressed. */
-static inline void ql_lend(struct qlist *ql, struct qnode *n) {
+static QL_COLD void ql_lend_slow(struct qlist *ql, struct qnode *n) {
     if (ql->lent && ql->lent != n) {
         qn_compress(ql->lent);
         ql->lent = NULL;
     }
     if (n->lp) return;
-    qn_raw(n);
+    qn_unpack(n);
     ql->lent = n;
+}
+
+/* A cursor steps onto n: the node lent before is compressed again, and n
+ * decompressed (lent) when it is compressed. */
+static inline void ql_lend(struct qlist *ql, struct qnode *n) {
+    if (__builtin_expect(ql->lent != NULL || !n->lp, 0)) ql_lend_slow(ql, n);
 }
 
 void ql_release(struct qlist *ql) {
@@ -191,8 +202,7 @@ static int ql_in_depth(const struct qlist *ql, const struct qnode *n) {
  * two nodes), the lent node, and the nodes within `radius` (at most 3) of
  * anchor (may be NULL), which is where the change happened. Nothing else
  * can be raw in the interior: every operation settles. */
-static void ql_settle(struct qlist *ql, struct qnode *anchor, int radius) {
-    if (!ql->compress) return;
+static QL_COLD void ql_settle_compressed(struct qlist *ql, struct qnode *anchor, int radius) {
     struct qnode *cand[QL_SETTLE_NODES];
     int in_depth[QL_SETTLE_NODES] = {0};
     int nc = 0;
@@ -226,6 +236,11 @@ static void ql_settle(struct qlist *ql, struct qnode *anchor, int radius) {
     }
     for (int i = 0; i < nc; i++)
         if (!in_depth[i]) qn_compress(cand[i]);
+}
+
+/* Uncompressed lists (the default) pay one test. */
+static inline void ql_settle(struct qlist *ql, struct qnode *anchor, int radius) {
+    if (__builtin_expect(ql->compress != 0, 0)) ql_settle_compressed(ql, anchor, radius);
 }
 
 void ql_set_compress(struct qlist *ql, long long depth) {
@@ -321,7 +336,7 @@ void ql_push(struct qlist *ql, long long fill, const char *s, size_t len, int he
         n->lp = head ? lp_prepend(n->lp, s, len) : lp_append(n->lp, s, len);
         ql->count++;
         /* The shape did not change: only a lent node needs compressing. */
-        if (ql->lent) ql_release(ql);
+        if (__builtin_expect(ql->lent != NULL, 0)) ql_release(ql);
         return;
     }
     ql_link(ql, n, ql_new_node_with(s, len, ql_is_large(fill, len)), !head);
@@ -376,7 +391,8 @@ void ql_del_range(struct qlist *ql, unsigned long start, unsigned long n) {
         after = next;
     }
     /* At most two nodes were cut, the first and the last, neighbours now. */
-    if (shape || touched || ql->lent) ql_settle(ql, touched ? touched : after, 1);
+    if (__builtin_expect(ql->compress != 0, 0) && (shape || touched || ql->lent))
+        ql_settle_compressed(ql, touched ? touched : after, 1);
 }
 
 /* Append b's elements to a and free b (a and b are neighbours, a first,
@@ -597,10 +613,9 @@ int ql_cur_seek(struct ql_cur *cur, struct qlist *ql, unsigned long idx) {
     return HK_OK;
 }
 
-void ql_cur_next(struct ql_cur *cur) {
-    if (cur->pos == LP_NONE) return;
-    cur->pos = lp_next(cur->n->lp, cur->pos);
-    cur->off++;
+/* Past the end of the cursor's node: on to the first element of the next
+ * non-empty node, if any. Out of line: once per node, not per element. */
+static __attribute__((noinline)) void ql_cur_next_node(struct ql_cur *cur) {
     while (cur->pos == LP_NONE && cur->n->next) {
         cur->n = cur->n->next;
         ql_lend(cur->ql, cur->n);
@@ -609,15 +624,26 @@ void ql_cur_next(struct ql_cur *cur) {
     }
 }
 
-void ql_cur_prev(struct ql_cur *cur) {
-    if (cur->pos == LP_NONE) return;
-    cur->pos = lp_prev(cur->n->lp, cur->pos);
+static __attribute__((noinline)) void ql_cur_prev_node(struct ql_cur *cur) {
     while (cur->pos == LP_NONE && cur->n->prev) {
         cur->n = cur->n->prev;
         ql_lend(cur->ql, cur->n);
         cur->pos = lp_last(cur->n->lp);
         cur->off = lp_count(cur->n->lp);
     }
+}
+
+void ql_cur_next(struct ql_cur *cur) {
+    if (cur->pos == LP_NONE) return;
+    cur->pos = lp_next(cur->n->lp, cur->pos);
+    cur->off++;
+    if (cur->pos == LP_NONE) ql_cur_next_node(cur);
+}
+
+void ql_cur_prev(struct ql_cur *cur) {
+    if (cur->pos == LP_NONE) return;
+    cur->pos = lp_prev(cur->n->lp, cur->pos);
+    if (cur->pos == LP_NONE) ql_cur_prev_node(cur);
     /* Off the head the offset means nothing; keep it from wrapping. */
     if (cur->off) cur->off--;
 }
