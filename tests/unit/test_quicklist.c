@@ -10,10 +10,13 @@
 #include "core/listpack.h"
 #include "core/lzf.h"
 #include "core/status.h"
+#include "store/kv.h"
 #include "test.h"
 #include "types/list.h"
+#include "types/types.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -821,7 +824,6 @@ static void test_random_model_compressed(void) {
         seen_compressed = 0;
         random_model(depth, fills, 5, 1000, 300);
         /* The run did meet compressed nodes, many of them. */
-        fprintf(stderr, "depth %d: %lu\n", depth, seen_compressed);
         CHECK(seen_compressed > 1000);
     }
 }
@@ -867,6 +869,86 @@ static void test_compress_layout(void) {
 
 /* Small nodes (under 48 bytes) and incompressible ones stay raw; a plain
  * node of repetitive bytes is compressed like any other. */
+/* An entry takes the depth in force when it becomes a quicklist, keeps it
+ * when the setting changes, and takes the new one after it went back to a
+ * listpack; DEBUG OBJECT's fields, the digest (as an uncompressed copy's)
+ * and MEMORY USAGE (compressed sizes) of compressed entries. */
+static void fill_entry(struct kv *e, int n) {
+    for (int i = 0; i < n; i++) {
+        char b[64];
+        int len = snprintf(b, sizeof(b), "entry-payload-%d-aaaaaaaaaaaaaaaa", i % 13);
+        struct listv v;
+        listv_open(&v, e);
+        listv_grow(&v, (size_t)len, 1);
+        listv_push(&v, b, (size_t)len, 0);
+        listv_done(&v);
+    }
+}
+
+static void test_entry_depth_and_debug_info(void) {
+    atomic_store(&type_limits.list_max_listpack_size, 8);
+    atomic_store(&type_limits.list_compress_depth, 2);
+    struct kv *c = listv_new_entry("c", 1);
+    fill_entry(c, 400);
+    atomic_store(&type_limits.list_compress_depth, 0);
+    struct kv *u = listv_new_entry("u", 1);
+    fill_entry(u, 400);
+    /* c keeps depth 2 as it grows under the new setting. */
+    fill_entry(c, 400);
+    fill_entry(u, 400);
+    const struct qlist *cq = kv_ptr(c), *uq = kv_ptr(u);
+    CHECK_EQ_LL(kv_enc(c), ENC_QUICKLIST);
+    CHECK_EQ_LL(cq->compress, 2);
+    CHECK_EQ_LL(uq->compress, 0);
+    CHECK_EQ_LL(cq->len, 100);
+    CHECK_EQ_LL(compressed_nodes(cq), 96);
+    CHECK_EQ_LL(compressed_nodes(uq), 0);
+    CHECK(ql_compress_ok(cq, 0));
+    char buf[256];
+    size_t n = listv_debug_info(c, buf, sizeof(buf));
+    unsigned long raw = 0;
+    for (const struct qnode *x = cq->head; x; x = x->next) raw += ql_node_bytes(x);
+    char want[256];
+    snprintf(want, sizeof(want),
+             " ql_nodes:100 ql_avg_node:8.00 ql_listpack_max:8 ql_compressed:1 ql_uncompressed_size:%lu", raw);
+    CHECK_MEM(buf, n, want);
+    n = listv_debug_info(u, buf, sizeof(buf));
+    snprintf(want, sizeof(want),
+             " ql_nodes:100 ql_avg_node:8.00 ql_listpack_max:8 ql_compressed:0 ql_uncompressed_size:%lu", raw);
+    CHECK_MEM(buf, n, want);
+    /* Truncated output stays NUL-terminated and reports the full length. */
+    char small[10];
+    CHECK_EQ_LL(listv_debug_info(c, small, sizeof(small)), strlen(want));
+    CHECK(strlen(small) == sizeof(small) - 1);
+    unsigned char dc[20] = {0}, du[20] = {0};
+    kv_digest_value(c, dc);
+    kv_digest_value(u, du);
+    CHECK(memcmp(dc, du, 20) == 0);
+    CHECK(kv_usage(c, 0) * 2 < kv_usage(u, 0));
+    /* A copy keeps the compression. */
+    struct kv *d = kv_dup(c, "d", 1, -1);
+    CHECK_EQ_LL(compressed_nodes(kv_ptr(d)), 96);
+    unsigned char dd[20] = {0};
+    kv_digest_value(d, dd);
+    CHECK(memcmp(dd, du, 20) == 0);
+    kv_free(d);
+    /* Down to a listpack and up again: the depth now in force (0). */
+    struct listv v;
+    listv_open(&v, c);
+    listv_del_range(&v, 2, listv_len(&v) - 2);
+    CHECK_EQ_LL(listv_after_removal(&v), 0);
+    CHECK_EQ_LL(kv_enc(c), ENC_LISTPACK);
+    n = listv_debug_info(c, buf, sizeof(buf));
+    CHECK_EQ_LL(n, 0);
+    CHECK_MEM(buf, n, "");
+    fill_entry(c, 400);
+    CHECK_EQ_LL(((const struct qlist *)kv_ptr(c))->compress, 0);
+    CHECK_EQ_LL(compressed_nodes(kv_ptr(c)), 0);
+    kv_free(c);
+    kv_free(u);
+    atomic_store(&type_limits.list_max_listpack_size, -2);
+}
+
 static void test_compress_thresholds(void) {
     struct qlist *ql = ql_new();
     ql_set_compress(ql, 1);
@@ -924,5 +1006,6 @@ int main(void) {
     TEST_RUN(test_random_model_compressed);
     TEST_RUN(test_compress_layout);
     TEST_RUN(test_compress_thresholds);
+    TEST_RUN(test_entry_depth_and_debug_info);
     return TEST_REPORT();
 }
