@@ -334,9 +334,9 @@ void ql_push(struct qlist *ql, long long fill, const char *s, size_t len, int he
     if (ql->single || ql_allow_insert(n, fill, len)) {
         qn_raw(n);
         n->lp = head ? lp_prepend(n->lp, s, len) : lp_append(n->lp, s, len);
+        /* The shape did not change, so a lent node is still interior; the
+         * view's listv_done (or the next change of shape) compresses it. */
         ql->count++;
-        /* The shape did not change: only a lent node needs compressing. */
-        if (__builtin_expect(ql->lent != NULL, 0)) ql_release(ql);
         return;
     }
     ql_link(ql, n, ql_new_node_with(s, len, ql_is_large(fill, len)), !head);
