@@ -1,9 +1,16 @@
-/* list.c - the list value: the quicklist of listpack nodes, the view that
- * makes a listpack-encoded list look like a one-node quicklist, the element
- * cursor, and list_type_ops (free, dup, usage, digest); see list.h for the
- * encodings and the contracts. It is not the list commands (src/cmd/list.c
- * parses, replies, reports writes and deletes emptied keys) and holds no
- * policy of its own beyond the node limits and the conversion thresholds. */
+/* list.c - the list value: the quicklist of listpack nodes and their LZF
+ * compression (list-compress-depth), the view that makes a listpack-encoded
+ * list look like a one-node quicklist, the element cursor, and
+ * list_type_ops (free, dup, usage, digest); see list.h for the encodings
+ * and the contracts. It is not the list commands (src/cmd/list.c parses,
+ * replies, reports writes and deletes emptied keys) and holds no policy of
+ * its own beyond the node limits, Redis's compression thresholds and the
+ * conversion thresholds.
+ *
+ * Compression bookkeeping: operations decompress (qn_raw) the nodes they
+ * touch and never compress in the middle of their work, since a node they
+ * still hold could be compressed under them; each public operation ends
+ * with ql_settle around where it worked, which restores the rule. */
 #include "list.h"
 
 #include "../core/alloc.h"
