@@ -10,6 +10,7 @@
  * the server layer (src/server/stats.c); this file only formats them. */
 #include "../core/alloc.h"
 #include "../server/config.h"
+#include "../server/lazyfree.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -162,9 +163,12 @@ static void sec_memory(struct sbuf *b) {
             "mem_cluster_links:0\r\n"
             "mem_aof_buffer:0\r\n"
             "mem_allocator:%s\r\n"
-            "active_defrag_running:0\r\n",
+            "active_defrag_running:0\r\n"
+            "lazyfree_pending_objects:%llu\r\n"
+            "lazyfreed_objects:%llu\r\n",
             used, h_used, rss, h_rss, peak, h_peak, peak ? (double)used * 100 / (double)peak : 0.0, sysmem, h_sys,
-            used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name());
+            used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name(),
+            lazyfree_pending(), lazyfree_freed());
 }
 
 static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
