@@ -398,11 +398,18 @@ def test_overwrite_follows_lazyfree_lazy_server_del(lz):
     assert s.cmd("SUNIONSTORE", "a", "b") == 1
     s.wait_idle()
     assert s.freed() == 3
+    # COPY ... REPLACE onto a big value.
+    s.fill("list", "big", BIG)
+    s.cmd("SET", "small", "x")
+    assert s.cmd("COPY", "small", "big", "REPLACE") == 1
+    assert s.cmd("GET", "big") == b"x"
+    s.wait_idle()
+    assert s.freed() == 4
     s.cmd("CONFIG", "SET", "lazyfree-lazy-server-del", "no")
     s.fill("zset", "z", BIG)
     s.cmd("SET", "src", "new")
     assert s.cmd("RENAME", "src", "z") == "OK"
-    assert s.freed() == 3 and s.pending() == 0
+    assert s.freed() == 4 and s.pending() == 0
 
 
 def test_move_and_swapdb_free_nothing(lz):
