@@ -142,6 +142,31 @@ def test_unlink_big_value(lz, kind):
     assert took < 5
 
 
+def cmd_usec(s, name):
+    for line in s.cmd("INFO", "commandstats").decode().split("\r\n"):
+        if line.startswith("cmdstat_%s:" % name):
+            return int(line.split("usec=")[1].split(",")[0])
+    raise AssertionError("no cmdstat_" + name)
+
+
+def test_unlink_costs_the_worker_nothing_like_a_sync_free(lz):
+    """The handler's own time (INFO commandstats, measured in the server):
+    UNLINK of a big value is a constant-time unlink and hand-off; DEL with
+    lazyfree-lazy-user-del off frees all of it on the worker."""
+    s = lz()
+    for i in range(3):
+        s.fill("set", "u%d" % i, BIG)
+        assert s.cmd("UNLINK", "u%d" % i) == 1
+        s.wait_idle()
+    s.cmd("CONFIG", "SET", "lazyfree-lazy-user-del", "no")
+    for i in range(3):
+        s.fill("set", "d%d" % i, BIG)
+        assert s.cmd("DEL", "d%d" % i) == 1
+    unlink, delete = cmd_usec(s, "unlink"), cmd_usec(s, "del")
+    assert unlink * 10 < delete, (unlink, delete)
+    assert s.freed() == 3
+
+
 def test_unlink_and_del_replies(lz):
     s = lz()
     s.fill("set", "a", 1000)
