@@ -425,9 +425,9 @@ void cmd_command_list(struct cmd_ctx *c) {
 }
 
 /* Keys found by following the key specs, Redis's way: each spec adds its
- * keys with its flags. Returns the count, or -1 when a spec cannot be
- * followed (unknown or incomplete, or arguments that do not fit it);
- * keyword specs whose keyword is absent add nothing. pos and flags hold
+ * keys with its flags. Returns the count, -1 when a spec cannot be
+ * followed (unknown or incomplete), -2 when the arguments do not fit a
+ * spec; keyword specs whose keyword is absent add nothing. pos and flags hold
  * nspecs * argc entries. */
 static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int argc, int *pos, uint64_t *flags) {
     int n = 0;
@@ -461,11 +461,11 @@ static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int 
             step = ks->fk_c;
             long long nk;
             int at = first + ks->fk_a;
-            if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk) || nk < 0 || nk > argc) return -1;
+            if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk) || nk < 0 || nk > argc) return -2;
             first += ks->fk_b;
             last = first + (int)nk - 1;
         } else return -1;
-        if (last >= argc || last < first || first >= argc || step <= 0) return -1;
+        if (last >= argc || last < first || first >= argc || step <= 0) return -2;
         for (int i = first; i <= last; i += step) {
             pos[n] = i;
             flags[n] = ks->flags;
@@ -540,6 +540,9 @@ static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **i
     for (int s = 0; s < cmd->nspecs; s++)
         if (cmd->specs[s].flags & KS_VARIABLE_FLAGS) varflags = 1;
     int n = varflags ? -1 : keys_from_specs(cmd, argv, argc, *idx, *kf);
+    /* Arguments that do not fit the specs have no keys, unless a finder
+     * knows better (as Redis asks a command's getkeys function). */
+    if (n == -2 && !cmd->getkeys) n = 0;
     if (n < 0) {
         /* The key finders read argv alone: show them the inner command. */
         n = command_keys(cmd, argv, argc, *idx);
