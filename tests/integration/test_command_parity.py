@@ -376,7 +376,7 @@ def test_every_command_has_docs_matching_its_key_specs(conn):
 SAME_DOCS = ["get", "set", "getex", "append", "lpush", "lpos", "lmove", "blmpop", "lmpop", "zunion",
              "zinterstore", "zpopmin", "sintercard", "srandmember", "expire", "scan", "copy", "object|freq",
              "memory|usage", "config|get", "geopos", "geohash", "pfcount", "hrandfield", "hincrbyfloat",
-             "lcs", "sort", "sort_ro", "info", "flushall", "auth", "select", "swapdb", "debug", "getset",
+             "lcs", "info", "flushall", "auth", "select", "swapdb", "debug", "getset",
              "zrevrange", "substr", "rpoplpush", "brpoplpush"]
 
 
