@@ -3,7 +3,7 @@
  *
  * Everything here is read from the one command table (struct command,
  * built by src/server/commands.c from the .def rows) and shaped like Redis
- * 7.2's replies, so cluster-aware clients and tools that introspect the
+ * 8's replies, so cluster-aware clients and tools that introspect the
  * server work unchanged. Key specs come from keyspecs.def or the rows'
  * key columns (commands.c); COMMAND GETKEYS and GETKEYSANDFLAGS follow
  * them as Redis does, falling back to the command's own key positions
