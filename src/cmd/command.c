@@ -433,7 +433,8 @@ static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int 
     int n = 0;
     for (int s = 0; s < cmd->nspecs; s++) {
         const struct keyspec *ks = &cmd->specs[s];
-        if (ks->flags & (KS_NOT_KEY | KS_INCOMPLETE)) return -1;
+        if (ks->flags & KS_NOT_KEY) continue; /* a channel, not a key (SPUBLISH) */
+        if (ks->flags & KS_INCOMPLETE) return -1;
         int first = 0;
         if (ks->bs == KSB_INDEX) first = ks->bs_pos;
         else if (ks->bs == KSB_KEYWORD) {
