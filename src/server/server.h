@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define HOTKV_VERSION "0.1.0"
-#define HK_REDIS_COMPAT_VERSION "7.2.4"
+#define HK_REDIS_COMPAT_VERSION "8.0.0"
 #define HK_MAX_THREADS 256
 #define HK_MAX_BIND 16
 
