@@ -75,6 +75,7 @@ int client_soft_limit_passed(const struct client *c, long long now_ms) {
 static void reject(struct client *c, struct command *cmd, int st) {
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
+    c->lastcmd = cmd; /* as Redis: CLIENT LIST names a refused command too */
     reply_status(x, st);
     stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
 }
@@ -89,6 +90,7 @@ int dispatch_command(struct client *c) {
     x->argc = c->argc;
     struct command *cmd = lookup_command(w, c->argv[0].ptr, c->argv[0].len);
     if (!cmd) {
+        c->lastcmd = NULL;
         char msg[1024];
         int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
                            (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
@@ -113,6 +115,7 @@ int dispatch_command(struct client *c) {
         struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
         if (!sub) {
             x->cmd = cmd;
+            c->lastcmd = NULL;
             reply_unknown_subcommand(x);
             stat_add(&w->cmdstats[cmd->id].rejected, 1);
             return DISPATCH_DONE;

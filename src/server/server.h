@@ -232,6 +232,7 @@ struct worker {
     stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
+    long long rbuf_peak_reset_ms; /* clients_cron: last reset of the clients' rbuf_peak */
     unsigned expire_cursor_shard;
     struct cmd_ctx sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
@@ -305,6 +306,9 @@ struct client {
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
     long long tot_net_in, tot_net_out, tot_cmds;
+    /* Most bytes the head output block held when a write began, since the
+     * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
+    size_t rbuf_peak;
 };
 
 /* ---- the server -------------------------------------------------------- */
