@@ -126,6 +126,19 @@ int dispatch_command(struct client *c) {
         reject(c, cmd, HK_ERR_ARITY);
         return DISPATCH_DONE;
     }
+    /* Protected commands (DEBUG) are refused before authentication, in
+     * Redis's order: enable-debug-command yes, or local for loopback and
+     * unix socket clients. */
+    if ((cmd->flags & CMD_PROTECTED) && CFG(enable_debug_command) != CFG_DEBUG_YES &&
+        !(CFG(enable_debug_command) == CFG_DEBUG_LOCAL && (c->flags & CLIENT_LOCAL))) {
+        x->cmd = cmd;
+        c->lastcmd = cmd;
+        reply_error(x, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+                       "can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        stat_add(&w->cmdstats[cmd->id].rejected, 1);
+        return DISPATCH_DONE;
+    }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
         reject(c, cmd, HK_ERR_NOAUTH);
         return DISPATCH_DONE;

@@ -273,6 +273,7 @@ struct worker {
 #define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
 #define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
 #define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
+#define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
 
 struct client {
     uint64_t id;

@@ -365,6 +365,7 @@ static void accept_one(struct worker *w, int lfd, int unix_sock) {
         }
         if (!unix_sock) net_tcp_options(fd, (int)CFG(tcp_keepalive));
         struct client *c = client_new(w, fd, addr, unix_sock);
+        if (local || unix_sock) c->flags |= CLIENT_LOCAL;
         if (ev_add(w->epfd, fd, EPOLLIN, c) < 0) {
             client_free(c);
             continue;
