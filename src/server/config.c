@@ -160,22 +160,41 @@ static int apply_hz(char *err, size_t errsize) {
 #define RESERVED_FDS 32
 
 /* Raise RLIMIT_NOFILE so that `clients` connections fit, as far as the
- * system lets (Redis's adjustOpenFilesLimit: the wanted limit, then 16
- * less each time it is refused). Returns the number of clients the limit
- * now allows, at least `clients` when it was raised enough. */
+ * system lets. The answer is Redis's (adjustOpenFilesLimit: the wanted
+ * limit, then 16 less each time it is refused, down to the current one),
+ * found by bisection over those candidates: a limit the system accepts
+ * accepts every lower one, and Redis's walk would take billions of calls
+ * for a huge maxclients. The hard limit is never lowered. Returns the
+ * number of clients the limit now allows, at least `clients` when it was
+ * raised enough. */
+static int try_nofile(rlim_t v, rlim_t hard) {
+    struct rlimit rl = {v, v > hard ? v : hard};
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 static long long open_files_for(long long clients) {
     struct rlimit rl;
     rlim_t want = (rlim_t)clients + RESERVED_FDS;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return clients; /* nothing known: trust the setting */
-    if (rl.rlim_cur >= want) return clients;
-    rlim_t old = rl.rlim_cur;
-    for (rlim_t best = want; best > old; best = best > old + 16 ? best - 16 : old) {
-        rl.rlim_cur = best;
-        if (rl.rlim_max < best) rl.rlim_max = best;
-        if (setrlimit(RLIMIT_NOFILE, &rl) == 0) return (long long)best - RESERVED_FDS;
-        if (getrlimit(RLIMIT_NOFILE, &rl) != 0) break;
+    rlim_t old = rl.rlim_cur, hard = rl.rlim_max;
+    if (old >= want) return clients;
+    if (try_nofile(want, hard)) return clients;
+    /* Candidates want - 16k for k in 1..kmax, all above the old limit. */
+    rlim_t kmax = (want - old - 1) / 16;
+    rlim_t lo = 1, hi = kmax, best = 0;
+    while (lo <= hi) {
+        rlim_t k = lo + (hi - lo) / 2;
+        if (try_nofile(want - 16 * k, hard)) {
+            best = k;
+            if (k == 1) break;
+            hi = k - 1;
+        } else {
+            lo = k + 1;
+        }
     }
-    return old > RESERVED_FDS ? (long long)old - RESERVED_FDS : 1;
+    if (!best) return old > RESERVED_FDS ? (long long)old - RESERVED_FDS : 1;
+    try_nofile(want - 16 * best, hard); /* the last probe may have been a smaller one */
+    return (long long)(want - 16 * best) - RESERVED_FDS;
 }
 
 /* maxclients: the process must be able to open that many descriptors.
