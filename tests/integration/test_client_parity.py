@@ -1,13 +1,14 @@
 """CLIENT parity with Redis 8.0: every CLIENT LIST / CLIENT INFO field, in
 Redis's order, with real values; CLIENT LIST filters; NO-TOUCH and NO-EVICT;
 the tracking subcommands of a server without client-side caching; argument
-errors in Redis's order (the subcommand's arity before its arguments)."""
+errors in Redis's order (the subcommand's arity before its arguments); the
+Redis version HELLO and INFO report."""
 import re
 import socket
 import time
 
 import pytest
-from resp import Error, Map, RespConn, Set, Verbatim
+from resp import Error, Map, RespConn, Verbatim
 
 FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi",
           "watch", "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem",
@@ -348,3 +349,24 @@ def test_same_errors_as_redis(server, conn):
         for args in cases:
             assert conn.cmd(*args) == ref.cmd(*args), args
         ref.close()
+
+
+# ---- HELLO and INFO report the Redis version HotKV follows ------------------------
+
+def test_hello_reports_redis_8(server, conn):
+    cid = conn.cmd("CLIENT", "ID")
+    assert conn.cmd("HELLO", "3") == Map([(b"server", b"redis"), (b"version", b"8.0.0"), (b"proto", 3),
+                                          (b"id", cid), (b"mode", b"standalone"), (b"role", b"master"),
+                                          (b"modules", [])])
+    assert conn.cmd_raw("HELLO", "2") == (
+        b"*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n8.0.0\r\n$5\r\nproto\r\n:2\r\n"
+        b"$2\r\nid\r\n:%d\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+        b"$7\r\nmodules\r\n*0\r\n" % cid)
+
+
+def test_info_reports_redis_8(server, conn):
+    text = conn.cmd("INFO", "server").decode()
+    fields_ = dict(ln.split(":", 1) for ln in text.split("\r\n") if ":" in ln)
+    assert fields_["redis_version"] == "8.0.0"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", fields_["hotkv_version"])
+    assert fields_["hotkv_version"] != fields_["redis_version"]
