@@ -149,7 +149,6 @@ int dispatch_command(struct client *c) {
     c->cmd = cmd;
     long long dt = exec_command(x);
     c->lastcmd = cmd;
-    c->tot_cmds++;
     /* A command that blocked is counted once, when it is served, times
      * out or is unblocked (blocking.c), as Redis does. */
     if (!(c->flags & CLIENT_BLOCKED)) client_count_call(c, cmd, dt);

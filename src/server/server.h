@@ -404,9 +404,12 @@ static inline void client_check_output_limits(struct client *c) {
 }
 /* The soft limit has been exceeded for longer than its seconds. */
 int client_soft_limit_passed(const struct client *c, long long now_ms);
-/* Count a finished command (calls, time, failures) for INFO. */
+/* Count a finished command (calls, time, failures) for INFO, and in the
+ * connection's tot-cmds (CLIENT LIST): a blocked command counts once, when
+ * it answers. */
 static inline void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
     struct cmdstat *st = &c->w->cmdstats[cmd->id];
+    c->tot_cmds++;
     stat_add(&st->calls, 1);
     stat_add(&st->nsec, (unsigned long long)nsec);
     if (c->ctx.errors) stat_add(&st->failed, 1);

@@ -128,6 +128,31 @@ def test_net_counters_and_commands(server, conn):
     assert d2["tot-cmds"] - d1["tot-cmds"] == 2
 
 
+def test_counters_of_a_blocked_command(server, conn):
+    """A blocked command counts its input at once, its reply and itself
+    only when it is served (as Redis's tests expect)."""
+    waiter = server.conn()
+    wid = waiter.cmd("CLIENT", "ID")
+    before = line_of(conn, wid)
+    req = b"*3\r\n$5\r\nBLPOP\r\n$6\r\nmylist\r\n$1\r\n0\r\n"
+    waiter.send(req)
+    deadline = time.time() + 5
+    while time.time() < deadline and line_of(conn, wid)["flags"] != "b":
+        time.sleep(0.02)
+    blocked = line_of(conn, wid)
+    assert blocked["flags"] == "b" and blocked["cmd"] == "blpop"
+    assert blocked["tot-net-in"] == before["tot-net-in"] + len(req)
+    assert blocked["tot-net-out"] == before["tot-net-out"]
+    assert blocked["tot-cmds"] == before["tot-cmds"]
+    assert conn.cmd("LPUSH", "mylist", "a") == 1
+    assert waiter.read() == [b"mylist", b"a"]
+    served = line_of(conn, wid)
+    assert served["tot-cmds"] == before["tot-cmds"] + 1
+    assert served["tot-net-out"] == before["tot-net-out"] + len(b"*2\r\n$6\r\nmylist\r\n$1\r\na\r\n")
+    assert served["cmd"] == "blpop" and served["flags"] == "N"
+    waiter.close()
+
+
 def test_cmd_field_after_refused_and_unknown_commands(server, conn):
     cid = conn.cmd("CLIENT", "ID")
     other = server.conn()
