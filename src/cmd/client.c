@@ -129,7 +129,8 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
     /* Redis 8.0's fields in its order. HotKV has no MULTI, WATCH by
      * connection, pub/sub or tracking state yet, so those report what a
      * connection without them reports. io-thread is the worker that owns
-     * the connection; tot-cmds counts the commands it dispatched. */
+     * the connection; tot-cmds counts its finished commands (a blocked one
+     * when it answers). */
     tb_printf(b,
               "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
               "multi=-1 watch=0 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
