@@ -11,6 +11,7 @@
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
+#include "../server/replid.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -44,9 +45,6 @@ static void bytes_human(char *buf, size_t size, unsigned long long n) {
     }
 }
 
-static char replid_buf[41];
-static pthread_once_t replid_once = PTHREAD_ONCE_INIT;
-static void replid_init(void) { hk_random_hex(replid_buf, 40); }
 
 static void sec_server(struct sbuf *b, struct cmd_ctx *c) {
     struct utsname un;
@@ -266,7 +264,8 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
 }
 
 static void sec_replication(struct sbuf *b) {
-    pthread_once(&replid_once, replid_init);
+    char replid_buf[REPLID_LEN + 1];
+    replid_get(replid_buf);
     sb_catf(b,
             "# Replication\r\n"
             "role:master\r\n"

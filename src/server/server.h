@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define HOTKV_VERSION "0.1.0"
-#define HK_REDIS_COMPAT_VERSION "7.2.4"
+#define HK_REDIS_COMPAT_VERSION "8.0.0"
 #define HK_MAX_THREADS 256
 #define HK_MAX_BIND 16
 
@@ -298,6 +298,7 @@ struct worker {
     stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
+    long long rbuf_peak_reset_ms; /* clients_cron: last reset of the clients' rbuf_peak */
     unsigned expire_cursor_shard;
     struct cmd_ctx sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
@@ -338,6 +339,7 @@ struct worker {
 #define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
 #define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
 #define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
+#define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
 
 struct client {
     uint64_t id;
@@ -371,6 +373,9 @@ struct client {
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
     long long tot_net_in, tot_net_out, tot_cmds;
+    /* Most bytes the head output block held when a write began, since the
+     * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
+    size_t rbuf_peak;
 };
 
 /* ---- the server -------------------------------------------------------- */
@@ -465,9 +470,12 @@ static inline void client_check_output_limits(struct client *c) {
 }
 /* The soft limit has been exceeded for longer than its seconds. */
 int client_soft_limit_passed(const struct client *c, long long now_ms);
-/* Count a finished command (calls, time, failures) for INFO. */
+/* Count a finished command (calls, time, failures) for INFO, and in the
+ * connection's tot-cmds (CLIENT LIST): a blocked command counts once, when
+ * it answers. */
 static inline void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
     struct cmdstat *st = &c->w->cmdstats[cmd->id];
+    c->tot_cmds++;
     stat_add(&st->calls, 1);
     stat_add(&st->nsec, (unsigned long long)nsec);
     if (c->ctx.errors) stat_add(&st->failed, 1);
