@@ -842,6 +842,13 @@ size_t listv_debug_info(const struct kv *e, char *buf, size_t cap) {
     return n < 0 ? 0 : (size_t)n;
 }
 
+static void list_debug_fields(const struct kv *e, char *buf, size_t size) { listv_debug_info(e, buf, size); }
+
 const struct type_ops list_type_ops = {
-    .name = "list", .free = list_free, .dup = list_dup, .usage = list_usage, .digest = list_digest,
+    .name = "list",
+    .free = list_free,
+    .dup = list_dup,
+    .usage = list_usage,
+    .digest = list_digest,
+    .debug_fields = list_debug_fields,
 };
