@@ -246,6 +246,8 @@ const char *obj_enc_name(int enc) {
     case ENC_QUICKLIST: return "quicklist";
     case ENC_STREAM: return "stream";
     case ENC_LISTPACK: return "listpack";
+    case ENC_LISTPACK_EX: return "listpackex";
+    case ENC_HT_EX: return "hashtable";
     default: return "unknown";
     }
 }
