@@ -546,7 +546,7 @@ def test_command_info(r, c2):
     assert set(by[b"httl"][2]) == {"readonly", "fast"}
     assert set(by[b"hgetdel"][2]) == {"write", "fast"}
     assert by[b"hgetex"][3:6] == [1, 1, 1]
-    assert r.execute_command("COMMAND", "GETKEYS", "HSETEX", "k", "FIELDS", 1, "f", "v") == [b"k"]
+    assert c2.cmd("COMMAND", "GETKEYS", "HSETEX", "k", "FIELDS", 1, "f", "v") == [b"k"]
 
 
 # ---- propagation ---------------------------------------------------------
