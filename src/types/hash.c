@@ -253,9 +253,33 @@ static void digest_pair(void *ctx, const char *f, size_t fl, const char *v, size
     dg_xor(ctx, pair, 20);
 }
 
+struct digest_ttl_ctx {
+    const struct kv *e;
+    unsigned char *digest;
+};
+
+/* As digest_pair, with Redis 8's marker mixed into the pair of a field
+ * that has a TTL (whatever the deadline). */
+static void digest_pair_ttl(void *ctx, const char *f, size_t fl, const char *v, size_t vl) {
+    struct digest_ttl_ctx *x = ctx;
+    unsigned char pair[20] = {0};
+    dg_mix(pair, f, fl);
+    dg_mix(pair, v, vl);
+    if (hashv_ttl(x->e, f, fl) >= 0) dg_xor(pair, "!!hexpire!!", 11);
+    dg_xor(x->digest, pair, 20);
+}
+
 /* Each field/value pair digested on its own, the pairs folded by xor, as
- * Redis does: the encoding and the order of the fields do not matter. */
-static void hash_digest(const struct kv *e, unsigned char digest[20]) { hashv_each(e, digest_pair, digest); }
+ * Redis does: the encoding and the order of the fields do not matter.
+ * Fields past their deadline that nothing deleted yet are included. */
+static void hash_digest(const struct kv *e, unsigned char digest[20]) {
+    if (!kv_hfe(e)) {
+        hashv_each(e, digest_pair, digest);
+        return;
+    }
+    struct digest_ttl_ctx x = {e, digest};
+    hashv_each(e, digest_pair_ttl, &x);
+}
 
 const struct type_ops hash_type_ops = {
     .name = "hash", .free = hash_free, .dup = hash_dup, .usage = hash_usage, .digest = hash_digest,

@@ -5,7 +5,8 @@ other hash command honouring field TTLs; lazy expiry (with the active
 cycle off) and active expiry (fields go without being touched, the hash
 goes with its last field, DBSIZE drops, INFO's subexpiry follows);
 propagation through DEBUG JOURNAL and a replay that reproduces the
-dataset; WATCH; and concurrent clients while fields expire.
+dataset; DEBUG DIGEST's marker for fields with a TTL; and concurrent
+clients while fields expire.
 
 These tests run private servers with DEBUG enabled (one per module, and
 one per concurrency test), so they are skipped with --host."""
@@ -483,13 +484,19 @@ def test_key_commands_carry_field_ttls(r):
     r2.close()
 
 
-def test_digest_ignores_field_ttls(r):
+def test_digest_marks_field_ttls(r):
+    """As Redis 8's DEBUG DIGEST: a field with a TTL has a marker mixed in,
+    whatever its deadline."""
     r.hset("h", mapping={"a": 1, "b": 2})
-    before = r.execute_command("DEBUG", "DIGEST-VALUE", "h")
+    r.hset("g", mapping={"a": 1, "b": 2})
+    plain = r.execute_command("DEBUG", "DIGEST-VALUE", "h")
     r.execute_command("HEXPIRE", "h", 100, "FIELDS", 1, "a")
-    assert r.execute_command("DEBUG", "DIGEST-VALUE", "h") == before
+    r.execute_command("HEXPIRE", "g", 900, "FIELDS", 1, "a")
+    marked = r.execute_command("DEBUG", "DIGEST-VALUE", "h")
+    assert marked != plain
+    assert r.execute_command("DEBUG", "DIGEST-VALUE", "g") == marked
     r.execute_command("HPERSIST", "h", "FIELDS", 1, "a")
-    assert r.execute_command("DEBUG", "DIGEST-VALUE", "h") == before
+    assert r.execute_command("DEBUG", "DIGEST-VALUE", "h") == plain
 
 
 def test_memory_usage_without_ttls(r):

@@ -11,7 +11,8 @@
  * drops a field's TTL and the keep-TTL set does not, due fields are
  * deleted in bounded batches with a callback first, conversion, dup and
  * usage carry the deadlines, a hash without TTLs uses no more memory, and
- * the sampler view shares the data. No server runs: entries are built and
+ * the sampler view shares the data, and the digest marks fields with a
+ * TTL as Redis 8's does. No server runs: entries are built and
  * freed directly. */
 #include "core/alloc.h"
 #include "core/hash.h"
@@ -703,13 +704,26 @@ static void test_ttl_view(void) {
         CHECK(f.len == 2 && f.s[0] == 'f');
     }
     hashv_view_free(e, v);
-    /* Digest: the fields only, the deadlines not mixed in. */
-    unsigned char d1[20], d2[20];
+    /* Digest, as Redis 8's: a field with a TTL has "!!hexpire!!" mixed
+     * into its pair, whatever the deadline. */
+    unsigned char d1[20], d2[20], d3[20];
     digest_of(e, d1);
+    hashv_set_ttl(e, "f2", 2, 12345);
+    digest_of(e, d3);
+    CHECK(memcmp(d1, d3, 20) == 0);
     hashv_persist(e, "f2", 2);
     hashv_ttl_trim(e);
     digest_of(e, d2);
-    CHECK(memcmp(d1, d2, 20) == 0);
+    CHECK(memcmp(d1, d2, 20) != 0);
+    unsigned char want[20], pair[20] = {0}, plain[20] = {0};
+    memcpy(want, d2, 20);
+    dg_mix(plain, "f2", 2);
+    dg_mix(plain, "v2", 2);
+    memcpy(pair, plain, 20);
+    dg_xor(pair, "!!hexpire!!", 11);
+    dg_xor(want, plain, 20);
+    dg_xor(want, pair, 20);
+    CHECK(memcmp(want, d1, 20) == 0);
     kv_free(e);
 }
 
