@@ -484,6 +484,29 @@ def test_key_commands_carry_field_ttls(r):
     r2.close()
 
 
+def test_lazyfree_of_hashes_with_field_ttls(r):
+    """A big hash with field TTLs freed by the background thread (UNLINK),
+    and one whose key expires with lazyfree-lazy-expire on."""
+    r.hset("big", mapping={"f%d" % i: i for i in range(2000)})
+    fields = ["f%d" % i for i in range(0, 2000, 2)]
+    r.execute_command("HEXPIRE", "big", 100, "FIELDS", len(fields), *fields)
+    assert r.info("keyspace")["db0"]["subexpiry"] == 1
+    before = r.info("memory")["lazyfreed_objects"]
+    assert r.unlink("big") == 1
+    assert wait_until(lambda: r.info("memory")["lazyfreed_objects"] == before + 1)
+    assert "db0" not in r.info("keyspace")
+    r.config_set("lazyfree-lazy-expire", "yes")
+    try:
+        r.hset("big", mapping={"f%d" % i: i for i in range(2000)})
+        r.execute_command("HEXPIRE", "big", 100, "FIELDS", len(fields), *fields)
+        r.pexpire("big", 20)
+        assert wait_until(lambda: r.exists("big") == 0)
+        assert wait_until(lambda: r.info("memory")["lazyfreed_objects"] == before + 2)
+        assert "db0" not in r.info("keyspace")
+    finally:
+        r.config_set("lazyfree-lazy-expire", "no")
+
+
 def test_digest_marks_field_ttls(r):
     """As Redis 8's DEBUG DIGEST: a field with a TTL has a marker mixed in,
     whatever its deadline."""
