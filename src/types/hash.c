@@ -91,14 +91,20 @@ static size_t *hash_lp_fields(const lpack *lp, uint64_t n) {
  * or table itself. */
 struct hashx {
     void *data;        /* the lpack or struct htable */
-    struct htable ttl; /* struct fttl, one per field that has a TTL */
-    long long min;     /* no deadline is earlier (a lower bound) */
+    struct htable ttl; /* struct fttl by field, one per field that has a TTL */
+    /* The same entries as a binary min-heap by deadline: the earliest is
+     * heap[0], so finding what is due costs nothing per field that is
+     * not, and setting or dropping a deadline is O(log n). */
+    struct fttl **heap;
+    size_t cap;
 };
 
-/* One field's deadline (unix ms); the field bytes follow. */
+/* One field's deadline (unix ms) and its place in the heap; the field
+ * bytes follow. */
 struct fttl {
     struct hnode node;
     long long when;
+    size_t pos;
     size_t flen;
     char f[];
 };
@@ -136,6 +142,68 @@ static struct fttl *fttl_new(const char *f, size_t fl, long long when) {
     return t;
 }
 
+/* ---- the deadline heap (x->ttl.count entries) ---- */
+
+static inline void heap_place(struct hashx *x, struct fttl *t, size_t i) {
+    x->heap[i] = t;
+    t->pos = i;
+}
+
+static void heap_up(struct hashx *x, size_t i) {
+    struct fttl *t = x->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (x->heap[p]->when <= t->when) break;
+        heap_place(x, x->heap[p], i);
+        i = p;
+    }
+    heap_place(x, t, i);
+}
+
+static void heap_down(struct hashx *x, size_t i, size_t n) {
+    struct fttl *t = x->heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        long long w = t->when;
+        if (l < n && x->heap[l]->when < w) m = l, w = x->heap[l]->when;
+        if (l + 1 < n && x->heap[l + 1]->when < w) m = l + 1;
+        if (m == i) break;
+        heap_place(x, x->heap[m], i);
+        i = m;
+    }
+    heap_place(x, t, i);
+}
+
+/* Add t; n is the count before it. */
+static void heap_push(struct hashx *x, struct fttl *t, size_t n) {
+    if (n == x->cap) {
+        x->cap = x->cap ? x->cap * 2 : 4;
+        x->heap = hk_realloc(x->heap, x->cap * sizeof(*x->heap));
+    }
+    heap_place(x, t, n);
+    heap_up(x, n);
+}
+
+/* Remove t; n is the count before. */
+static void heap_remove(struct hashx *x, struct fttl *t, size_t n) {
+    size_t i = t->pos, last = n - 1;
+    if (i != last) {
+        heap_place(x, x->heap[last], i);
+        heap_down(x, i, last);
+        heap_up(x, x->heap[i]->pos);
+    }
+    if (last < x->cap / 4 && x->cap > 4) {
+        x->cap /= 2;
+        x->heap = hk_realloc(x->heap, x->cap * sizeof(*x->heap));
+    }
+}
+
+/* t's deadline changed. */
+static void heap_update(struct hashx *x, struct fttl *t) {
+    heap_up(x, t->pos);
+    heap_down(x, t->pos, x->ttl.count);
+}
+
 /* The link to f's deadline, or NULL (also for a hash without TTLs). */
 static struct hnode **fttl_find(const struct kv *e, const char *f, size_t fl) {
     if (!kv_hfe(e)) return NULL;
@@ -147,13 +215,16 @@ static struct hnode **fttl_find(const struct kv *e, const char *f, size_t fl) {
 static void fttl_drop(struct kv *e, const char *f, size_t fl) {
     struct hnode **link = fttl_find(e, f, fl);
     if (!link) return;
-    struct hnode *n = *link;
-    ht_unlink(&h_x(e)->ttl, link);
-    hk_free(n);
+    struct hashx *x = h_x(e);
+    struct fttl *t = (struct fttl *)*link;
+    heap_remove(x, t, x->ttl.count);
+    ht_unlink(&x->ttl, link);
+    hk_free(t);
 }
 
 static void hashx_free(struct hashx *x) {
     ht_drain(&x->ttl, hent_free, NULL);
+    hk_free(x->heap);
     hk_free(x);
 }
 
@@ -162,7 +233,8 @@ static void hashx_attach(struct kv *e) {
     struct hashx *x = hk_malloc(sizeof(*x));
     x->data = kv_ptr(e);
     ht_init(&x->ttl);
-    x->min = LLONG_MAX;
+    x->heap = NULL;
+    x->cap = 0;
     kv_set_ptr(e, x);
     kv_set_enc(e, kv_enc(e) == ENC_LISTPACK ? ENC_LISTPACK_EX : ENC_HT_EX);
 }
@@ -184,7 +256,7 @@ static void hash_free(struct kv *e) {
 static size_t hashx_usage(const struct kv *e) {
     if (!kv_hfe(e)) return 0;
     const struct hashx *x = h_x(e);
-    size_t n = hk_usable_size((void *)x) + ht_overhead(&x->ttl);
+    size_t n = hk_usable_size((void *)x) + ht_overhead(&x->ttl) + (x->heap ? hk_usable_size(x->heap) : 0);
     struct ht_iter it;
     ht_iter_init(&it, &x->ttl);
     for (struct hnode *t; (t = ht_iter_next(&it));) n += hk_usable_size(t);
@@ -234,13 +306,14 @@ static struct kv *hash_dup(const struct kv *e, const char *key, size_t klen, lon
     const struct hashx *x = h_x(e);
     hashx_attach(n);
     struct hashx *nx = h_x(n);
-    nx->min = x->min;
     if (x->ttl.count) ht_resize(&nx->ttl, x->ttl.count, fttl_hash, NULL);
-    struct ht_iter it;
-    ht_iter_init(&it, &x->ttl);
-    for (struct hnode *h; (h = ht_iter_next(&it));) {
-        const struct fttl *t = (const struct fttl *)h;
+    /* The heap in the same order, so it stays a heap. */
+    nx->cap = x->ttl.count;
+    nx->heap = nx->cap ? hk_malloc(nx->cap * sizeof(*nx->heap)) : NULL;
+    for (size_t i = 0; i < x->ttl.count; i++) {
+        const struct fttl *t = x->heap[i];
         struct fttl *cp = fttl_new(t->f, t->flen, t->when);
+        heap_place(nx, cp, i);
         ht_insert(&nx->ttl, &cp->node, hk_hash(cp->f, cp->flen), fttl_hash, NULL);
     }
     return n;
@@ -625,7 +698,7 @@ long long hashv_ttl(const struct kv *e, const char *f, size_t fl) {
 }
 
 int hashv_field_expired(const struct kv *e, const char *f, size_t fl, long long now_ms) {
-    if (!kv_hfe(e) || h_x(e)->min > now_ms) return 0;
+    if (hashv_next_expire(e) > now_ms) return 0;
     long long when = hashv_ttl(e, f, fl);
     return when >= 0 && when <= now_ms;
 }
@@ -635,12 +708,14 @@ void hashv_set_ttl(struct kv *e, const char *f, size_t fl, long long when) {
     struct hashx *x = h_x(e);
     struct hnode **link = fttl_find(e, f, fl);
     if (link) {
-        ((struct fttl *)*link)->when = when;
-    } else {
-        struct fttl *t = fttl_new(f, fl, when);
-        ht_insert(&x->ttl, &t->node, hk_hash(f, fl), fttl_hash, NULL);
+        struct fttl *t = (struct fttl *)*link;
+        t->when = when;
+        heap_update(x, t);
+        return;
     }
-    if (when < x->min) x->min = when;
+    struct fttl *t = fttl_new(f, fl, when);
+    heap_push(x, t, x->ttl.count);
+    ht_insert(&x->ttl, &t->node, hk_hash(f, fl), fttl_hash, NULL);
 }
 
 int hashv_persist(struct kv *e, const char *f, size_t fl) {
@@ -649,45 +724,28 @@ int hashv_persist(struct kv *e, const char *f, size_t fl) {
     return 1;
 }
 
-long long hashv_next_expire(const struct kv *e) { return kv_hfe(e) ? h_x(e)->min : LLONG_MAX; }
+long long hashv_next_expire(const struct kv *e) {
+    if (!kv_hfe(e)) return LLONG_MAX;
+    const struct hashx *x = h_x(e);
+    return x->ttl.count ? x->heap[0]->when : LLONG_MAX;
+}
 
 unsigned hashv_expire_due(struct kv *e, long long now_ms, unsigned max, hashv_field_fn fn, void *ctx) {
-    if (!kv_hfe(e)) return 0;
-    struct hashx *x = h_x(e);
-    if (x->min > now_ms || !max) return 0;
-    /* The due entries first (the walk must not see the table change),
-     * and the earliest deadline that stays. */
-    struct fttl **due = NULL;
-    size_t n = 0, cap = 0;
-    long long min = LLONG_MAX;
-    struct ht_iter it;
-    ht_iter_init(&it, &x->ttl);
-    for (struct hnode *h; (h = ht_iter_next(&it));) {
-        struct fttl *t = (struct fttl *)h;
-        if (t->when <= now_ms && n < max) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                due = hk_realloc(due, cap * sizeof(*due));
-            }
-            due[n++] = t;
-        } else if (t->when < min) {
-            min = t->when;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct fttl *t = due[i];
+    unsigned n = 0;
+    char small[64];
+    while (n < max && hashv_next_expire(e) <= now_ms) {
+        struct fttl *t = h_x(e)->heap[0];
         if (fn) fn(ctx, t->f, t->flen);
-        /* Deleting the field drops its deadline (t) too. */
-        char small[64];
-        char *f = t->flen <= sizeof(small) ? small : hk_malloc(t->flen);
+        /* Deleting the field drops its deadline (t) too: a copy of the
+         * name outlives it. */
         size_t fl = t->flen;
+        char *f = fl <= sizeof(small) ? small : hk_malloc(fl);
         memcpy(f, t->f, fl);
-        hashv_del(e, f, fl, NULL);
+        if (!hashv_del(e, f, fl, NULL)) fttl_drop(e, f, fl);
         if (f != small) hk_free(f);
+        n++;
     }
-    hk_free(due);
-    x->min = min;
-    return (unsigned)n;
+    return n;
 }
 
 int hashv_ttl_trim(struct kv *e) {
@@ -696,6 +754,7 @@ int hashv_ttl_trim(struct kv *e) {
     if (x->ttl.count) return 0;
     void *data = x->data;
     ht_release(&x->ttl);
+    hk_free(x->heap);
     hk_free(x);
     kv_set_ptr(e, data);
     kv_set_enc(e, kv_enc(e) == ENC_LISTPACK_EX ? ENC_LISTPACK : ENC_HT);

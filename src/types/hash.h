@@ -136,12 +136,12 @@ void hashv_set_ttl(struct kv *e, const char *f, size_t fl, long long when);
 /* Remove f's deadline: 1 when it had one. The side table stays until
  * hashv_ttl_trim. */
 int hashv_persist(struct kv *e, const char *f, size_t fl);
-/* No deadline of e is earlier than this (LLONG_MAX: none); a cheap test
- * of whether anything may be due. */
+/* The earliest deadline of e (LLONG_MAX: none), in constant time. */
 long long hashv_next_expire(const struct kv *e);
-/* Delete up to `max` fields whose deadline is at or before now_ms,
- * calling fn (when not NULL) with each just before it goes; returns how
- * many. The caller deletes the key once the hash is empty. */
+/* Delete up to `max` fields whose deadline is at or before now_ms, the
+ * earliest first, calling fn (when not NULL) with each just before it
+ * goes; returns how many. O(log n) per field, nothing for fields not due.
+ * The caller deletes the key once the hash is empty. */
 unsigned hashv_expire_due(struct kv *e, long long now_ms, unsigned max, hashv_field_fn fn, void *ctx);
 /* Drop the side table once no field has a deadline (the encoding goes
  * back to plain listpack or hashtable): 1 when it did. */

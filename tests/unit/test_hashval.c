@@ -9,7 +9,8 @@
  * construction. Field TTLs: the side table appears with the first
  * deadline (listpackex / hashtable encodings) and goes with the last, HSET
  * drops a field's TTL and the keep-TTL set does not, due fields are
- * deleted in bounded batches with a callback first, conversion, dup and
+ * deleted earliest first in bounded batches with a callback first (a
+ * random run checks the deadline heap against a shadow copy), conversion, dup and
  * usage carry the deadlines, a hash without TTLs uses no more memory, and
  * the sampler view shares the data, and the digest marks fields with a
  * TTL as Redis 8's does. No server runs: entries are built and
@@ -687,6 +688,75 @@ static void test_ttl_no_overhead(void) {
     kv_free(was);
 }
 
+/* Deadlines kept in a heap: after random sets, updates, persists and
+ * deletes the earliest is always the minimum of a shadow copy, and due
+ * fields go earliest first. */
+struct due_order {
+    long long *shadow;
+    long long last;
+    int bad;
+};
+
+static void check_order(void *ctx, const char *f, size_t fl) {
+    struct due_order *o = ctx;
+    char buf[16];
+    memcpy(buf, f, fl);
+    buf[fl] = 0;
+    long long when = o->shadow[atoi(buf + 1)];
+    if (when < o->last) o->bad = 1;
+    o->last = when;
+    o->shadow[atoi(buf + 1)] = -1;
+}
+
+static void test_ttl_heap_random(void) {
+    enum { N = 300 };
+    long long shadow[N];
+    limits_set(1000, 64);
+    for (int round = 0; round < 2; round++) {
+        struct kv *e = round ? new_ht() : new_hash();
+        fill(e, N, "f", "v");
+        CHECK_EQ_LL(hashv_packed(e), !round);
+        srand(7 + round);
+        for (int i = 0; i < N; i++) shadow[i] = -1;
+        char f[16];
+        for (int step = 0; step < 5000; step++) {
+            int i = rand() % N, op = rand() % 10;
+            int fl = snprintf(f, sizeof(f), "f%d", i);
+            if (!hashv_exists(e, f, (size_t)fl)) {
+                set_s(e, f, "again");
+                shadow[i] = -1;
+            } else if (op < 6) {
+                shadow[i] = 1000 + rand() % 100000;
+                hashv_set_ttl(e, f, (size_t)fl, shadow[i]);
+            } else if (op < 8) {
+                CHECK_EQ_LL(hashv_persist(e, f, (size_t)fl), shadow[i] >= 0);
+                shadow[i] = -1;
+            } else {
+                CHECK_EQ_LL(hashv_del(e, f, (size_t)fl, NULL), 1);
+                shadow[i] = -1;
+            }
+            long long min = LLONG_MAX;
+            for (int j = 0; j < N; j++)
+                if (shadow[j] >= 0 && shadow[j] < min) min = shadow[j];
+            if (hashv_next_expire(e) != min) {
+                CHECK_EQ_LL(hashv_next_expire(e), min);
+                break;
+            }
+        }
+        struct due_order o = {shadow, 0, 0};
+        uint64_t ttls = hashv_ttl_count(e);
+        CHECK_EQ_LL(hashv_expire_due(e, 50000, 1u << 30, check_order, &o) + hashv_ttl_count(e), ttls);
+        CHECK(!o.bad);
+        for (int j = 0; j < N; j++) {
+            int fl = snprintf(f, sizeof(f), "f%d", j);
+            if (shadow[j] >= 0) CHECK(shadow[j] > 50000 && hashv_ttl(e, f, (size_t)fl) == shadow[j]);
+        }
+        CHECK(hashv_next_expire(e) > 50000);
+        kv_free(e);
+    }
+    limits_restore();
+}
+
 /* The view handed to the samplers shares the data of a hash with TTLs;
  * a plain hash is its own view. */
 static void test_ttl_view(void) {
@@ -747,5 +817,6 @@ int main(void) {
     TEST_RUN(test_ttl_convert_dup_usage);
     TEST_RUN(test_ttl_no_overhead);
     TEST_RUN(test_ttl_view);
+    TEST_RUN(test_ttl_heap_random);
     return TEST_REPORT();
 }
