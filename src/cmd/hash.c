@@ -681,7 +681,8 @@ void cmd_hexpiretime(struct cmd_ctx *c) { httl_generic(c, 0, 1); }
 void cmd_hpexpiretime(struct cmd_ctx *c) { httl_generic(c, 0, 0); }
 
 /* HPERSIST key FIELDS numfields field...: 1 per field whose TTL went, -1
- * for one without a TTL, -2 for an absent field. */
+ * for one without a TTL, -2 for an absent field or one past its deadline
+ * (left for expiry to delete, as Redis does). */
 void cmd_hpersist(struct cmd_ctx *c) {
     struct keyref k;
     int bad;
@@ -689,13 +690,13 @@ void cmd_hpersist(struct cmd_ctx *c) {
     if (bad) return;
     int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
     if (!first) return;
-    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
     reply_array(c, c->argc - first);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HPERSIST, 0);
     for (int i = first; i < c->argc; i++) {
         const hk_slice *f = &c->argv[i];
-        if (!e || !hashv_exists(e, f->ptr, f->len)) {
+        if (!e || !hashv_exists(e, f->ptr, f->len) ||
+            (!store_no_expire && hashv_field_expired(e, f->ptr, f->len, c->now_ms))) {
             reply_int(c, HFE_NO_FIELD);
             continue;
         }
