@@ -144,14 +144,19 @@ void block_remove(struct client *c) {
  * ERROR's error; then carry on with the client's pipelined input. */
 static void block_unblock(struct client *c, int error) {
     const struct command *cmd = c->bstate->cmd;
-    block_remove(c);
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
     x->errors = 0;
     x->flags = client_ctx_flags(c);
     if (error) reply_status(x, HK_ERR_UNBLOCKED);
     else reply_null_array(x);
+    /* Counted (and slow-logged) with the arguments it blocked with. */
+    x->argv = c->bstate->argv;
+    x->argc = c->bstate->argc;
     client_count_call(c, cmd, 0);
+    x->argv = c->argv;
+    x->argc = c->argc;
+    block_remove(c);
     if (client_resume(c) < 0) client_close(c);
 }
 
@@ -200,13 +205,18 @@ static void block_retry(struct client *c) {
     long long dt = exec_command(x);
     x->before_unlock = NULL;
     x->flags &= ~CTX_RETRY;
+    if (bs->stay) {
+        x->argv = c->argv;
+        x->argc = c->argc;
+        return;
+    }
+    const struct command *cmd = bs->cmd;
+    /* Counted while x->argv is still the copy it ran with (slow log). */
+    client_count_call(c, cmd, dt);
     x->argv = c->argv;
     x->argc = c->argc;
-    if (bs->stay) return;
-    const struct command *cmd = bs->cmd;
     block_finish(c);
     c->lastcmd = cmd;
-    client_count_call(c, cmd, dt);
     client_check_output_limits(c);
     if (client_resume(c) < 0) client_close(c);
 }

@@ -98,6 +98,17 @@ const struct cfg_entry cfg_table[] = {
     {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
      NULL, NULL},
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
+    /* Slow log and latency monitoring: a change recomputes the request
+     * path's one threshold (observe.h). */
+    {"slowlog-log-slower-than", NULL, CFG_INT, 0, &cfg.slowlog_log_slower_than, NULL, -1, LLONG_MAX, "10000", NULL,
+     NULL, NULL, NULL, observe_config_changed},
+    {"slowlog-max-len", NULL, CFG_INT, 0, &cfg.slowlog_max_len, NULL, 0, LONG_MAX, "128", NULL, NULL, NULL, NULL,
+     observe_config_changed},
+    {"latency-monitor-threshold", NULL, CFG_INT, 0, &cfg.latency_monitor_threshold, NULL, 0, LLONG_MAX, "0", NULL,
+     NULL, NULL, NULL, observe_config_changed},
+    BOOL("latency-tracking", latency_tracking, "yes", 0),
+    {"latency-tracking-info-percentiles", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0, "50 99 99.9", NULL,
+     lat_percentiles_set, NULL, lat_percentiles_get, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
     {NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -229,6 +240,7 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
         }
         if (e->check && !e->check(value, err, errsize)) return 0; /* extra rule of this setting */
         atomic_store(e->ival, v);
+        if (e->apply) e->apply(); /* what follows from the new value */
         return 1;
     }
     case CFG_ENUM:

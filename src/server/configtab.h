@@ -29,7 +29,7 @@ struct cfg_entry {
     int (*check)(const char *value, char *err, size_t errsize);
     void *unused;
     void (*get)(char *buf, size_t size);
-    int (*apply)(void); /* after a string setting changed */
+    int (*apply)(void); /* after a string or integer setting changed */
 };
 
 extern const struct cfg_entry cfg_table[];
