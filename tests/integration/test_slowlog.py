@@ -4,8 +4,6 @@ increasing ids, arguments trimmed as Redis trims them, secrets redacted."""
 import threading
 import time
 
-import pytest
-
 from resp import Error, Map, RespConn
 
 
