@@ -6,11 +6,18 @@ import re
 import threading
 import time
 
-from resp import Error, Map, RespConn, Verbatim
+from resp import Error, Map, RespConn, Verbatim, encode
 
 
 def lat_server(new_server, *extra, threads=2):
-    return new_server("--enable-debug-command", "yes", *extra, threads=threads)
+    """A server whose only latency events are the test's own: active
+    expiry (its "expire-cycle" event) is off."""
+    srv = new_server("--enable-debug-command", "yes", *extra, threads=threads)
+    c = srv.conn()
+    assert c.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
+    c.cmd("LATENCY", "RESET")
+    c.close()
+    return srv
 
 
 def info_section(c, name):
@@ -112,6 +119,27 @@ def test_reset_all_and_several(new_server):
     c.cmd("DEBUG", "SLEEP", "0.01")
     assert c.cmd("LATENCY", "RESET") == 1
     assert c.cmd("LATENCY", "RESET") == 0
+    c.close()
+
+
+def test_expire_cycle_event(new_server):
+    srv = new_server("--enable-debug-command", "yes", "--latency-monitor-threshold", "1")
+    c = srv.conn()
+    c.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    n = 200000
+    for base in range(0, n, 10000):
+        c.send(b"".join(encode("SET", "e%d" % i, "v", "PX", "1") for i in range(base, base + 10000)))
+        for _ in range(10000):
+            c.read()
+    time.sleep(0.05)
+    c.cmd("LATENCY", "RESET")
+    c.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    deadline = time.time() + 20
+    while c.cmd("DBSIZE") and time.time() < deadline:
+        time.sleep(0.05)
+    assert c.cmd("DBSIZE") == 0
+    events = {e[0]: e for e in c.cmd("LATENCY", "LATEST")}
+    assert b"expire-cycle" in events and events[b"expire-cycle"][2] >= 1
     c.close()
 
 
@@ -248,6 +276,7 @@ def test_histogram_resp3_and_subcommands(new_server):
 def test_histogram_buckets_follow_time(new_server):
     srv = lat_server(new_server)
     c = srv.conn()
+    c.cmd("CONFIG", "RESETSTAT")
     c.cmd("DEBUG", "SLEEP", "0.005")
     rep = c.cmd("LATENCY", "HISTOGRAM", "debug")
     rows = list(zip(rep[1][3][0::2], rep[1][3][1::2]))
@@ -283,6 +312,7 @@ def test_info_latencystats(new_server):
 def test_info_percentiles_config(new_server):
     srv = lat_server(new_server)
     c = srv.conn()
+    c.cmd("CONFIG", "RESETSTAT")
     c.cmd("DEBUG", "SLEEP", "0.002")
     bad = "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - "
     assert c.cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "50 abc") == Error(
