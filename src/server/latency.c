@@ -49,8 +49,8 @@ unsigned long long lat_hist_merge(int id, unsigned long long *counts) {
             total += n;
         }
     }
-    /* The bucket counts, not the writers' running totals: a reader racing
-     * a writer then never sees a total its buckets do not add up to. */
+    /* The sum of what was read: a reader racing a writer never reports
+     * a total its buckets do not add up to. */
     return total;
 }
 
@@ -73,7 +73,6 @@ void lat_hist_reset_worker(struct worker *w) {
         struct lat_hist *h = atomic_load_explicit(&w->lathist[id], memory_order_relaxed);
         if (!h) continue;
         for (int j = 0; j < LH_COUNTS; j++) atomic_store_explicit(&h->counts[j], 0, memory_order_relaxed);
-        atomic_store_explicit(&h->total, 0, memory_order_relaxed);
     }
 }
 

@@ -49,14 +49,16 @@ void observe_slow(struct client *c, const struct command *cmd, long long nsec);
 #define LH_HALF (1 << (LH_SUB_BITS - 1))
 #define LH_COUNTS 3072 /* index of LH_MAX_NS plus one */
 
+/* Bucket counts only: the number of calls is their sum (lat_hist_merge),
+ * one store fewer per command. */
 struct lat_hist {
-    _Atomic unsigned long long total;
     _Atomic unsigned long long counts[LH_COUNTS];
 };
 
 static inline int lh_index(long long v) {
-    if (v < LH_MIN_NS) v = LH_MIN_NS;
-    if (v > LH_MAX_NS) v = LH_MAX_NS;
+    /* One test for both ends in the common case. */
+    if (__builtin_expect((unsigned long long)(v - LH_MIN_NS) >= (unsigned long long)(LH_MAX_NS - LH_MIN_NS), 0))
+        v = v < LH_MIN_NS ? LH_MIN_NS : LH_MAX_NS;
     uint64_t u = (uint64_t)v;
     int pow2 = 63 - __builtin_clzll(u | (uint64_t)(2 * LH_HALF - 1));
     int bucket = pow2 - (LH_SUB_BITS - 1);
@@ -81,8 +83,6 @@ static inline void lat_record(struct lat_hist *_Atomic *slots, int id, long long
     if (!h) h = lat_hist_new(slots, id);
     _Atomic unsigned long long *b = &h->counts[lh_index(ns)];
     atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + 1, memory_order_relaxed);
-    atomic_store_explicit(&h->total, atomic_load_explicit(&h->total, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
 }
 /* Sum every worker's histogram of command id into counts[LH_COUNTS];
  * returns the total (0: no data). */
