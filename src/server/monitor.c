@@ -23,6 +23,7 @@
 #include "../core/alloc.h"
 #include "../core/buf.h"
 #include "config.h"
+#include "configtab.h"
 #include "server.h"
 
 #include <stdio.h>
@@ -50,6 +51,13 @@ _Atomic int monitor_count;
 int observe_redacted(const struct command *cmd, const hk_slice *argv, int argc, int i) {
     if (i < 1) return 0;
     if (!cmd->parent && !strcmp(cmd->name, "auth")) return argc <= 3;
+    if (cmd->parent && !strcmp(cmd->fullname, "config|set")) {
+        /* The value of every sensitive setting (requirepass...), whatever
+         * happens to the rest of the command. */
+        if (argc < 4 || (argc & 1) || i < 3 || !(i & 1)) return 0;
+        const struct cfg_entry *e = cfg_find(argv[i - 1].ptr, argv[i - 1].len);
+        return e && (e->flags & CFG_SENSITIVE);
+    }
     if (!cmd->parent && !strcmp(cmd->name, "hello")) {
         /* Only once HELLO got as far as reading its options. */
         long long ver;

@@ -164,7 +164,8 @@ void monitor_detach(struct client *c);
 void monitor_feed(struct client *c, const struct command *cmd, const struct hk_slice *argv, int argc, int db);
 
 /* Whether argument i of cmd's argv is a secret Redis shows as
- * "(redacted)" (AUTH's password, HELLO's AUTH pair). */
+ * "(redacted)" (AUTH's password, HELLO's AUTH pair, the value of a
+ * sensitive setting in CONFIG SET). */
 int observe_redacted(const struct command *cmd, const struct hk_slice *argv, int argc, int i);
 
 #endif

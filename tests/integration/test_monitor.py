@@ -136,6 +136,11 @@ def test_monitor_connection_rules(new_server):
     # Others run, and show in the feed like anyone's.
     assert m.cmd("PING") == "PONG"
     assert read_lines(m, 1)[0][2] == b'"PING"'
+    # CLIENT LIST shows the monitor with flag O, and its last command.
+    c = srv.conn()
+    line = [x for x in c.cmd("CLIENT", "LIST").split(b"\n") if b"cmd=ping" in x]
+    assert len(line) == 1 and b" flags=O " in line[0]
+    c.close()
     # A second MONITOR answers nothing at all.
     m.send(encode("MONITOR") + encode("ECHO", "after"))
     assert m.read() == b"after"
