@@ -23,6 +23,7 @@ struct bstate {
     const struct command *cmd;
     long long deadline; /* ms, 0: forever */
     int stay;           /* set by block_client during a re-run */
+    long long exec_ns;  /* time its runs took so far: it is counted once, with all of it */
     int argc;
     hk_slice *argv;     /* copies: the query buffer moves on */
     int nw;
@@ -132,6 +133,8 @@ static void block_finish(struct client *c) {
     c->flags &= ~CLIENT_BLOCKED;
 }
 
+void block_add_time(struct client *c, long long ns) { c->bstate->exec_ns += ns; }
+
 void block_remove(struct client *c) {
     struct bstate *bs = c->bstate;
     ls_acquire(&bs->shards);
@@ -153,7 +156,7 @@ static void block_unblock(struct client *c, int error) {
     /* Counted (and slow-logged) with the arguments it blocked with. */
     x->argv = c->bstate->argv;
     x->argc = c->bstate->argc;
-    client_count_call(c, cmd, 0);
+    client_count_call(c, cmd, c->bstate->exec_ns);
     x->argv = c->argv;
     x->argc = c->argc;
     block_remove(c);
@@ -205,6 +208,7 @@ static void block_retry(struct client *c) {
     long long dt = exec_command(x);
     x->before_unlock = NULL;
     x->flags &= ~CTX_RETRY;
+    bs->exec_ns += dt;
     if (bs->stay) {
         x->argv = c->argv;
         x->argc = c->argc;
@@ -212,7 +216,7 @@ static void block_retry(struct client *c) {
     }
     const struct command *cmd = bs->cmd;
     /* Counted while x->argv is still the copy it ran with (slow log). */
-    client_count_call(c, cmd, dt);
+    client_count_call(c, cmd, bs->exec_ns);
     x->argv = c->argv;
     x->argc = c->argc;
     block_finish(c);

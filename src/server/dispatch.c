@@ -7,6 +7,7 @@
  * buffer limits. Handlers only see a checked argv with their shards locked. */
 #include "../core/alloc.h"
 #include "../store/db.h"
+#include "blocking.h"
 #include "config.h"
 #include "creply.h"
 #include "server.h"
@@ -148,6 +149,7 @@ int dispatch_command(struct client *c) {
     /* A command that blocked is counted once, when it is served, times
      * out or is unblocked (blocking.c), as Redis does. */
     if (!(c->flags & CLIENT_BLOCKED)) client_count_call(c, cmd, dt);
+    else block_add_time(c, dt);
     stat_add(&w->stats.commands_processed, 1);
     client_check_output_limits(c);
     return DISPATCH_DONE;

@@ -208,6 +208,12 @@ def test_blocking_command_logs_execution_time_only(new_server):
     time.sleep(0.05)
     got = [x[3] for x in entries(other, "-1")]
     assert got.count([b"BLPOP", b"q", b"0"]) == 1
+    # A timed-out one is logged once too, with its arguments, in microseconds.
+    assert c.cmd("BLPOP", "q", "0.1") is None
+    time.sleep(0.05)
+    got = [x for x in entries(other, "-1") if x[3][0] == b"BLPOP"]
+    assert got[0][3] == [b"BLPOP", b"q", b"0.1"] and got[0][2] < 100000
+    assert len(got) == 2
     c.close()
     other.close()
 
