@@ -138,10 +138,10 @@ struct slowlog_entry {
     struct hk_slice *argv; /* own copies, trimmed as Redis trims them */
     char *peer, *name;
 };
-/* Visit the newest `count` entries (all with count < 0), newest first,
- * under the slow log's lock: fn must not take another lock of this file.
- * Returns how many there are in all before fn is called: visit(NULL...)
- * is called first with that number. */
+/* Under the slow log's lock: fn(arg, NULL, n) with the number n of
+ * entries to be visited (the newest `count`, all when count < 0, at most
+ * as many as there are), then fn(arg, e, n) for each, newest first. fn
+ * may write replies but must not take this file's lock. */
 typedef void (*slowlog_visit_fn)(void *arg, const struct slowlog_entry *e, long long n);
 void slowlog_visit(long long count, slowlog_visit_fn fn, void *arg);
 long long slowlog_len(void);
