@@ -215,7 +215,7 @@ int latency_reset(const char *name, size_t len) {
 
 /* ---- the shared threshold ----------------------------------------------------- */
 
-int observe_config_changed(void) {
+int observe_config_changed(char *err, size_t errsize) {
     long long sl = CFG(slowlog_log_slower_than), lt = CFG(latency_monitor_threshold);
     long long ns = LLONG_MAX;
     if (sl >= 0) ns = sl > LLONG_MAX / 1000 ? LLONG_MAX : sl * 1000;

@@ -32,7 +32,7 @@ extern _Atomic long long obs_slow_ns;
 /* Recompute obs_slow_ns from slowlog-log-slower-than and
  * latency-monitor-threshold, and trim the slow log to slowlog-max-len:
  * the apply step of those config rows. Returns 1. */
-int observe_config_changed(void);
+int observe_config_changed(char *err, size_t errsize);
 /* A finished command at or past obs_slow_ns: the slow log and the
  * "command"/"fast-command" latency event, each against its own threshold.
  * The logged arguments are c->ctx.argv/argc. */

@@ -19,6 +19,13 @@ _Thread_local int store_touch = 1;
 _Thread_local int store_no_expire;
 _Thread_local long long store_now_ms;
 
+int (*db_free_hook)(struct kv *e, int why);
+
+void db_free_entry(struct kv *e, int why) {
+    if (why != DB_FREE_SYNC && db_free_hook && db_free_hook(e, why)) return;
+    kv_free(e);
+}
+
 long long kv_idle_ms(const struct kv *e, long long now_ms) {
     uint32_t now = lru_clock(now_ms), then = kv_clock(e);
     uint32_t d = now >= then ? now - then : (LRU_CLOCK_MAX - then) + now;
@@ -184,7 +191,7 @@ struct kv *db_find(const struct keyref *k, long long now_ms) {
         db_written(k, KEV_EXPIRED);
         link = find_link(k);
         unlink_entry(k, link);
-        kv_free(e);
+        db_free_entry(e, DB_FREE_EXPIRE);
         SINK(expired, 1);
         return NULL;
     }
@@ -264,7 +271,7 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
         if (kv_has_expire(old)) s->nexpires[k->db]--;
         e->node.next = old->node.next;
         *link = &e->node;
-        kv_free(old);
+        db_free_entry(old, DB_FREE_SERVER_DEL);
     } else {
         ht_insert(t, &e->node, k->hash, kv_rehash, NULL);
     }
@@ -297,11 +304,15 @@ struct kv *db_take(const struct keyref *k, long long now_ms, int ev) {
     return e;
 }
 
-int db_delete(const struct keyref *k, long long now_ms, int ev) {
+int db_delete_as(const struct keyref *k, long long now_ms, int ev, int why) {
     struct kv *e = db_take(k, now_ms, ev);
     if (!e) return 0;
-    kv_free(e);
+    db_free_entry(e, why);
     return 1;
+}
+
+int db_delete(const struct keyref *k, long long now_ms, int ev) {
+    return db_delete_as(k, now_ms, ev, DB_FREE_SERVER_DEL);
 }
 
 struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms, int ev) {
@@ -384,6 +395,12 @@ static void free_entry(struct hnode *n, void *ctx) {
     kv_free((struct kv *)n);
 }
 
+unsigned long long ks_flushed_keys(const struct flushed *f) {
+    unsigned long long n = 0;
+    for (size_t i = 0; i < f->n; i++) n += f->tables[i].count;
+    return n;
+}
+
 void ks_flushed_free(struct flushed *f) {
     for (size_t i = 0; i < f->n; i++) {
         struct htable *t = &f->tables[i];
@@ -447,7 +464,7 @@ static int reap_expired(struct hnode *n, void *ctx) {
     struct keyref k = {.db = rc->db, .shard = rc->shard, .key = kv_key(e), .klen = kv_keylen(e)};
     k.hash = hk_hash(k.key, k.klen);
     db_written(&k, KEV_EXPIRED);
-    kv_free(e);
+    db_free_entry(e, DB_FREE_EXPIRE);
     rc->expired++;
     return 1;
 }

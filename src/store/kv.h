@@ -111,6 +111,11 @@ struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire)
 struct kv *kv_with_expire(struct kv *e, long long expire);
 /* Free the entry and its value. */
 void kv_free(struct kv *e);
+/* What freeing e's value costs, in allocations as Redis counts them
+ * (lazyfreeGetFreeEffort): the nodes of a quicklist, the members of a
+ * hash-table set or hash and of a skiplist sorted set; 1 for everything
+ * that is one allocation (strings, listpacks, intsets). Constant time. */
+size_t kv_free_effort(const struct kv *e);
 /* Free the entry only (its value was moved elsewhere). */
 void kv_free_shell(struct kv *e);
 /* Size in bytes of the value area for e. */
