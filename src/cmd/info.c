@@ -16,6 +16,7 @@
 #include "cmdutil.h"
 #include "srvcmd.h"
 #include "../server/stats.h"
+#include "../store/hfe.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -340,7 +341,9 @@ static void sec_keyspace(struct sbuf *b, struct cmd_ctx *c) {
         unsigned long long keys, expires;
         ks_counts(db, locked, &keys, &expires);
         if (!keys) continue;
-        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, expires);
+        /* subexpiry: hashes with field TTLs, as Redis 8 reports them. */
+        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0,subexpiry=%llu\r\n", db, keys, expires,
+                ks_hfe_count(db, locked));
     }
 }
 

@@ -190,8 +190,9 @@ static inline int exec_holds_all(const struct cmd_ctx *c) { return c->ls->all &&
 int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *arg), void *arg);
 
 /* Active expiry of shard s on worker w's cron: locks the shard, expires
- * up to `budget` entries' worth, journals their DELs, unlocks. Returns
- * the number of keys expired. */
+ * up to `budget` entries' worth of keys and as many hash fields, journals
+ * their DELs and HDELs, unlocks. Returns the number of keys and fields
+ * expired. */
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget);
 
 /* ---- propagation ---------------------------------------------------- */

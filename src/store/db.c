@@ -2,6 +2,7 @@
 #include "db.h"
 
 #include "../core/alloc.h"
+#include "hfe.h"
 #include "lockset.h"
 #include "watch.h"
 #include "../core/hash.h"
@@ -151,6 +152,7 @@ static void unlink_entry(const struct keyref *k, struct hnode **link) {
     struct kv *e = (struct kv *)*link;
     struct shard *s = &ks.shards[k->shard];
     if (kv_has_expire(e)) s->nexpires[k->db]--;
+    if (kv_hfe(e)) hfe_untrack(k);
     ht_unlink(&s->tables[k->db], link);
 }
 
@@ -160,7 +162,7 @@ void db_written(const struct keyref *k, int ev) {
     struct shard *s = &ks.shards[k->shard];
     if (s->wkeys) wk_touch(s, k, kev_info[ev].ready);
     struct db_sink *sink = db_sink;
-    if (ev != KEV_EXPIRED && ev != KEV_EVICTED) {
+    if (ev < KEV_EXPIRED || ev > KEV_DEL_EMPTIED) {
         SINK(dirty, 1);
         if (!sink) return;
         sink->dirty++;
@@ -269,6 +271,7 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
     if (link) {
         struct kv *old = (struct kv *)*link;
         if (kv_has_expire(old)) s->nexpires[k->db]--;
+        if (kv_hfe(old) && !kv_hfe(e)) hfe_untrack(k);
         e->node.next = old->node.next;
         *link = &e->node;
         db_free_entry(old, DB_FREE_SERVER_DEL);
@@ -276,6 +279,7 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
         ht_insert(t, &e->node, k->hash, kv_rehash, NULL);
     }
     if (kv_has_expire(e)) s->nexpires[k->db]++;
+    if (kv_hfe(e)) hfe_track(k);
     return e;
 }
 
@@ -385,6 +389,7 @@ struct flushed *ks_flush(int db) {
             if (s->tables[d].count || s->tables[d].buckets) f->tables[f->n++] = s->tables[d];
             ht_init(&s->tables[d]);
             s->nexpires[d] = 0;
+            hfe_flush_db(s, d);
         }
     }
     return f;
@@ -428,6 +433,7 @@ void ks_swapdb(int a, int b) {
         uint64_t n = s->nexpires[a];
         s->nexpires[a] = s->nexpires[b];
         s->nexpires[b] = n;
+        hfe_swapdb(s, a, b);
     }
 }
 
@@ -464,6 +470,7 @@ static int reap_expired(struct hnode *n, void *ctx) {
     struct keyref k = {.db = rc->db, .shard = rc->shard, .key = kv_key(e), .klen = kv_keylen(e)};
     k.hash = hk_hash(k.key, k.klen);
     db_written(&k, KEV_EXPIRED);
+    if (kv_hfe(e)) hfe_untrack(&k);
     db_free_entry(e, DB_FREE_EXPIRE);
     rc->expired++;
     return 1;

@@ -42,6 +42,9 @@ struct shard {
     uint64_t jseq;
     /* Keys watched or waited on in this shard (watch.h); NULL when none. */
     struct htable *wkeys;
+    /* Hashes with field TTLs in this shard, per database, and the active
+     * field-expiry progress (hfe.h); NULL until the first such hash. */
+    struct hfe_shard *hfe;
 } __attribute__((aligned(64)));
 
 struct keyspace {
@@ -109,6 +112,10 @@ struct db_sink {
     unsigned long long dirty;
     void (*on_event)(struct db_sink *sink, const struct keyref *k, int ev);
     int each;
+    /* A field of hash k reached its deadline and is about to be deleted
+     * (lazily or by the active cycle; hfe.h): propagation makes it an
+     * HDEL. NULL: nobody listens. */
+    void (*on_field_expired)(struct db_sink *sink, const struct keyref *k, const char *f, size_t fl);
 };
 extern _Thread_local struct db_sink *db_sink;
 

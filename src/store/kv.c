@@ -179,7 +179,11 @@ size_t kv_free_effort(const struct kv *e) {
         return o.enc == ENC_HT ? (size_t)setv_size(&o) : 1;
     }
     case OBJ_ZSET: return kv_enc(e) == ENC_SKIPLIST ? (size_t)zs_len(e) : 1;
-    case OBJ_HASH: return kv_enc(e) == ENC_HT ? (size_t)hashv_len(e) : 1;
+    case OBJ_HASH: {
+        /* A hash with field TTLs also frees one deadline per such field. */
+        size_t n = kv_enc(e) == ENC_HT || kv_enc(e) == ENC_HT_EX ? (size_t)hashv_len(e) : 1;
+        return n + (size_t)hashv_ttl_count(e);
+    }
     default: return 1;
     }
 }
@@ -246,6 +250,8 @@ const char *obj_enc_name(int enc) {
     case ENC_QUICKLIST: return "quicklist";
     case ENC_STREAM: return "stream";
     case ENC_LISTPACK: return "listpack";
+    case ENC_LISTPACK_EX: return "listpackex";
+    case ENC_HT_EX: return "hashtable";
     default: return "unknown";
     }
 }

@@ -267,7 +267,7 @@ def test_keyspace(conn):
     conn.cmd("SET", "x", "v")
     conn.cmd("SELECT", "0")
     ks = info(conn, "keyspace")["Keyspace"]
-    assert ks == {"db0": "keys=6,expires=1,avg_ttl=0", "db3": "keys=1,expires=0,avg_ttl=0"}
+    assert ks == {"db0": "keys=6,expires=1,avg_ttl=0,subexpiry=0", "db3": "keys=1,expires=0,avg_ttl=0,subexpiry=0"}
     conn.cmd("FLUSHALL")
     assert info(conn, "keyspace")["Keyspace"] == {}
 
@@ -370,7 +370,7 @@ def test_redis_py_parses_info(r):
     r.set("a", "1")
     i = r.info()
     assert i["redis_version"].startswith("8.")
-    assert i["db0"] == {"keys": 1, "expires": 0, "avg_ttl": 0}
+    assert i["db0"] == {"keys": 1, "expires": 0, "avg_ttl": 0, "subexpiry": 0}
     assert i["connected_clients"] >= 1
     st = r.info("commandstats")["cmdstat_set"]
     assert st["calls"] >= 1 and "usec_per_call" in st
