@@ -37,16 +37,26 @@ struct lat_hist *lat_hist_new(struct lat_hist *_Atomic *slots, int id) {
     return h;
 }
 
+_Atomic unsigned long long *lat_chunk_new(struct lat_hist *h, int c) {
+    _Atomic unsigned long long *chunk = hk_calloc(LH_CHUNK, sizeof(*chunk));
+    atomic_store_explicit(&h->chunk[c], chunk, memory_order_release);
+    return chunk;
+}
+
 unsigned long long lat_hist_merge(int id, unsigned long long *counts) {
     memset(counts, 0, LH_COUNTS * sizeof(*counts));
     unsigned long long total = 0;
     for (int i = 0; i < server.nworkers; i++) {
         struct lat_hist *h = atomic_load_explicit(&server.workers[i].lathist[id], memory_order_acquire);
         if (!h) continue;
-        for (int j = 0; j < LH_COUNTS; j++) {
-            unsigned long long n = atomic_load_explicit(&h->counts[j], memory_order_relaxed);
-            counts[j] += n;
-            total += n;
+        for (int c = 0; c < LH_NCHUNKS; c++) {
+            _Atomic unsigned long long *chunk = atomic_load_explicit(&h->chunk[c], memory_order_acquire);
+            if (!chunk) continue;
+            for (int j = 0; j < LH_CHUNK; j++) {
+                unsigned long long n = atomic_load_explicit(&chunk[j], memory_order_relaxed);
+                counts[c * LH_CHUNK + j] += n;
+                total += n;
+            }
         }
     }
     /* The sum of what was read: a reader racing a writer never reports
@@ -72,7 +82,11 @@ void lat_hist_reset_worker(struct worker *w) {
     for (int id = 0; id < total; id++) {
         struct lat_hist *h = atomic_load_explicit(&w->lathist[id], memory_order_relaxed);
         if (!h) continue;
-        for (int j = 0; j < LH_COUNTS; j++) atomic_store_explicit(&h->counts[j], 0, memory_order_relaxed);
+        for (int c = 0; c < LH_NCHUNKS; c++) {
+            _Atomic unsigned long long *chunk = atomic_load_explicit(&h->chunk[c], memory_order_relaxed);
+            if (chunk)
+                for (int j = 0; j < LH_CHUNK; j++) atomic_store_explicit(&chunk[j], 0, memory_order_relaxed);
+        }
     }
 }
 

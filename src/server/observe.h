@@ -47,12 +47,16 @@ void observe_slow(struct client *c, const struct command *cmd, long long nsec);
 #define LH_MAX_NS 1000000000LL
 #define LH_SUB_BITS 8
 #define LH_HALF (1 << (LH_SUB_BITS - 1))
-#define LH_COUNTS 3072 /* index of LH_MAX_NS plus one */
+#define LH_COUNTS 3072 /* past the index of LH_MAX_NS (3054), in whole chunks */
 
-/* Bucket counts only: the number of calls is their sum (lat_hist_merge),
- * one store fewer per command. */
+/* Bucket counts only (the number of calls is their sum, lat_hist_merge),
+ * in chunks of one power of two each, allocated when a call first lands
+ * in one: a command's calls usually span a few powers of two, so a
+ * histogram costs a few KB per command and worker, not all 24 KB. */
+#define LH_CHUNK (1 << (LH_SUB_BITS - 1))
+#define LH_NCHUNKS (LH_COUNTS / LH_CHUNK)
 struct lat_hist {
-    _Atomic unsigned long long counts[LH_COUNTS];
+    _Atomic unsigned long long *_Atomic chunk[LH_NCHUNKS];
 };
 
 static inline int lh_index(long long v) {
@@ -78,10 +82,14 @@ static inline long long lh_highest(int i) {
 /* The calling worker's histogram slot of command id (allocated on first
  * use, published with a release store). */
 struct lat_hist *lat_hist_new(struct lat_hist *_Atomic *slots, int id);
+_Atomic unsigned long long *lat_chunk_new(struct lat_hist *h, int c);
 static inline void lat_record(struct lat_hist *_Atomic *slots, int id, long long ns) {
     struct lat_hist *h = atomic_load_explicit(&slots[id], memory_order_relaxed);
-    if (!h) h = lat_hist_new(slots, id);
-    _Atomic unsigned long long *b = &h->counts[lh_index(ns)];
+    if (__builtin_expect(!h, 0)) h = lat_hist_new(slots, id);
+    int i = lh_index(ns);
+    _Atomic unsigned long long *chunk = atomic_load_explicit(&h->chunk[i / LH_CHUNK], memory_order_relaxed);
+    if (__builtin_expect(!chunk, 0)) chunk = lat_chunk_new(h, i / LH_CHUNK);
+    _Atomic unsigned long long *b = &chunk[i % LH_CHUNK];
     atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 /* Sum every worker's histogram of command id into counts[LH_COUNTS];
