@@ -92,6 +92,7 @@ static int client_type_by_name(const hk_slice *a) {
  * CLIENT INFO, the last finished one otherwise. */
 static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd) {
     char flags[16], *f = flags;
+    if (c->flags & CLIENT_MONITOR) *f++ = 'O'; /* first, where Redis puts it */
     if (c->flags & (CLIENT_PAUSED | CLIENT_BLOCKED)) *f++ = 'b'; /* blocked, or postponed by CLIENT PAUSE */
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
     if (c->flags & CLIENT_CLOSE_ASAP) *f++ = 'A';

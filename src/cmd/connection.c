@@ -132,6 +132,7 @@ void cmd_hello(struct cmd_ctx *c) {
 }
 
 void cmd_reset(struct cmd_ctx *c) {
+    if (c->cl->flags & CLIENT_MONITOR) monitor_detach(c->cl);
     c->resp = 2;
     c->db = 0;
     c->cl->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);

@@ -360,13 +360,14 @@ enum {
     S_MODULES = 1 << 7,
     S_COMMANDSTATS = 1 << 8,
     S_ERRORSTATS = 1 << 9,
-    S_CLUSTER = 1 << 10,
-    S_KEYSPACE = 1 << 11,
+    S_LATENCYSTATS = 1 << 10,
+    S_CLUSTER = 1 << 11,
+    S_KEYSPACE = 1 << 12,
 };
 #define S_DEFAULT                                                                                               \
     (S_SERVER | S_CLIENTS | S_MEMORY | S_PERSISTENCE | S_STATS | S_REPLICATION | S_CPU | S_MODULES | S_ERRORSTATS | \
      S_CLUSTER | S_KEYSPACE)
-#define S_ALL (S_DEFAULT | S_COMMANDSTATS)
+#define S_ALL (S_DEFAULT | S_COMMANDSTATS | S_LATENCYSTATS)
 
 static const struct {
     const char *name;
@@ -374,7 +375,7 @@ static const struct {
 } section_names[] = {
     {"server", S_SERVER},   {"clients", S_CLIENTS},         {"memory", S_MEMORY},           {"persistence", S_PERSISTENCE},
     {"stats", S_STATS},     {"replication", S_REPLICATION}, {"cpu", S_CPU},                 {"modules", S_MODULES},
-    {"commandstats", S_COMMANDSTATS}, {"errorstats", S_ERRORSTATS}, {"cluster", S_CLUSTER}, {"keyspace", S_KEYSPACE},
+    {"commandstats", S_COMMANDSTATS}, {"errorstats", S_ERRORSTATS}, {"latencystats", S_LATENCYSTATS}, {"cluster", S_CLUSTER}, {"keyspace", S_KEYSPACE},
     {"default", S_DEFAULT}, {"all", S_ALL},                 {"everything", S_ALL},
 };
 
@@ -404,6 +405,7 @@ void cmd_info(struct cmd_ctx *c) {
         case S_MODULES: sb_catf(&b, "# Modules\r\n"); break;
         case S_COMMANDSTATS: sec_commandstats(&b); break;
         case S_ERRORSTATS: sec_errorstats(&b); break;
+        case S_LATENCYSTATS: info_latencystats(&b); break;
         case S_CLUSTER: sb_catf(&b, "# Cluster\r\ncluster_enabled:0\r\n"); break;
         case S_KEYSPACE: sec_keyspace(&b, c); break;
         }

@@ -20,6 +20,8 @@ struct sbuf {
 void sb_catf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_cat(struct sbuf *b, const char *s, size_t len);
 void sb_free(struct sbuf *b);
+/* INFO's latencystats section (observe.c). */
+void info_latencystats(struct sbuf *b);
 
 #include "../server/stats.h"
 

@@ -23,6 +23,7 @@ struct bstate {
     const struct command *cmd;
     long long deadline; /* ms, 0: forever */
     int stay;           /* set by block_client during a re-run */
+    long long exec_ns;  /* time its runs took so far: it is counted once, with all of it */
     int argc;
     hk_slice *argv;     /* copies: the query buffer moves on */
     int nw;
@@ -132,6 +133,8 @@ static void block_finish(struct client *c) {
     c->flags &= ~CLIENT_BLOCKED;
 }
 
+void block_add_time(struct client *c, long long ns) { c->bstate->exec_ns += ns; }
+
 void block_remove(struct client *c) {
     struct bstate *bs = c->bstate;
     ls_acquire(&bs->shards);
@@ -144,14 +147,19 @@ void block_remove(struct client *c) {
  * ERROR's error; then carry on with the client's pipelined input. */
 static void block_unblock(struct client *c, int error) {
     const struct command *cmd = c->bstate->cmd;
-    block_remove(c);
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
     x->errors = 0;
     x->flags = client_ctx_flags(c);
     if (error) reply_status(x, HK_ERR_UNBLOCKED);
     else reply_null_array(x);
-    client_count_call(c, cmd, 0);
+    /* Counted (and slow-logged) with the arguments it blocked with. */
+    x->argv = c->bstate->argv;
+    x->argc = c->bstate->argc;
+    client_count_call(c, cmd, c->bstate->exec_ns);
+    x->argv = c->argv;
+    x->argc = c->argc;
+    block_remove(c);
     if (client_resume(c) < 0) client_close(c);
 }
 
@@ -200,13 +208,19 @@ static void block_retry(struct client *c) {
     long long dt = exec_command(x);
     x->before_unlock = NULL;
     x->flags &= ~CTX_RETRY;
+    bs->exec_ns += dt;
+    if (bs->stay) {
+        x->argv = c->argv;
+        x->argc = c->argc;
+        return;
+    }
+    const struct command *cmd = bs->cmd;
+    /* Counted while x->argv is still the copy it ran with (slow log). */
+    client_count_call(c, cmd, bs->exec_ns);
     x->argv = c->argv;
     x->argc = c->argc;
-    if (bs->stay) return;
-    const struct command *cmd = bs->cmd;
     block_finish(c);
     c->lastcmd = cmd;
-    client_count_call(c, cmd, dt);
     client_check_output_limits(c);
     if (client_resume(c) < 0) client_close(c);
 }

@@ -35,6 +35,9 @@ int block_may_serve(struct cmd_ctx *c, const struct keyref *k, int kind);
 void block_client(struct cmd_ctx *c, const int *keyidx, int nkeys, int kind, long long deadline_ms, int null_bulk);
 /* Forget a blocked client that goes away (no reply). Own worker only. */
 void block_remove(struct client *c);
+/* A run of c's blocked command took ns (the first one, from dispatch): its
+ * statistics, counted when it finishes, cover every run, not the wait. */
+void block_add_time(struct client *c, long long ns);
 /* Worker loop: time out blocked clients whose deadline passed, and cap
  * the epoll wait so deadlines are met within a few milliseconds. */
 void block_timeouts(struct worker *w);

@@ -108,6 +108,17 @@ const struct cfg_entry cfg_table[] = {
     BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "no", 0),
     BOOL("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, "no", 0),
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
+    /* Slow log and latency monitoring: a change recomputes the request
+     * path's one threshold (observe.h). */
+    {"slowlog-log-slower-than", NULL, CFG_INT, 0, &cfg.slowlog_log_slower_than, NULL, -1, LLONG_MAX, "10000", NULL,
+     NULL, NULL, NULL, observe_config_changed},
+    {"slowlog-max-len", NULL, CFG_INT, 0, &cfg.slowlog_max_len, NULL, 0, LONG_MAX, "128", NULL, NULL, NULL, NULL,
+     observe_config_changed},
+    {"latency-monitor-threshold", NULL, CFG_INT, 0, &cfg.latency_monitor_threshold, NULL, 0, LLONG_MAX, "0", NULL,
+     NULL, NULL, NULL, observe_config_changed},
+    BOOL("latency-tracking", latency_tracking, "yes", 0),
+    {"latency-tracking-info-percentiles", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0, "50 99 99.9", NULL,
+     lat_percentiles_set, NULL, lat_percentiles_get, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
     {NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},

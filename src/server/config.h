@@ -31,6 +31,8 @@ struct server_config {
     _Atomic long long lazyfree_lazy_user_del, lazyfree_lazy_user_flush;
     /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
     _Atomic long long obl[3][3];
+    /* Slow log and latency monitoring (src/server/observe.h). */
+    _Atomic long long slowlog_log_slower_than, slowlog_max_len, latency_monitor_threshold, latency_tracking;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */

@@ -7,6 +7,7 @@
  * buffer limits. Handlers only see a checked argv with their shards locked. */
 #include "../core/alloc.h"
 #include "../store/db.h"
+#include "blocking.h"
 #include "config.h"
 #include "creply.h"
 #include "server.h"
@@ -143,15 +144,27 @@ int dispatch_command(struct client *c) {
         reject(c, cmd, HK_ERR_NOAUTH);
         return DISPATCH_DONE;
     }
+    /* A monitor is a replica to Redis: it may not touch the keyspace. */
+    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE))) {
+        x->cmd = cmd;
+        reply_error(x, "ERR Replica can't interact with the keyspace");
+        stat_add(&w->cmdstats[cmd->id].rejected, 1);
+        return DISPATCH_DONE;
+    }
     if (pause_blocks(cmd, x->now_ms)) return DISPATCH_PAUSED;
 
     x->cmd = cmd;
     c->cmd = cmd;
     long long dt = exec_command(x);
+    /* Shown once, as it ran (a blocked command when it blocked, not when
+     * it is served); admin commands are not shown, as in Redis. */
+    if (atomic_load_explicit(&monitor_count, memory_order_relaxed) && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        monitor_feed(c, cmd, x->argv, x->argc, x->db);
     c->lastcmd = cmd;
     /* A command that blocked is counted once, when it is served, times
      * out or is unblocked (blocking.c), as Redis does. */
     if (!(c->flags & CLIENT_BLOCKED)) client_count_call(c, cmd, dt);
+    else block_add_time(c, dt);
     stat_add(&w->stats.commands_processed, 1);
     client_check_output_limits(c);
     return DISPATCH_DONE;

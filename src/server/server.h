@@ -17,6 +17,7 @@
 #include "../store/db.h"
 #include "config.h"
 #include "exec.h"
+#include "observe.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -305,6 +306,9 @@ struct worker {
     struct worker_stats stats;
     struct store_stats sstats; /* keyspace hits/misses/expired, written by this thread */
     struct cmdstat *cmdstats; /* commands_total() entries */
+    /* Latency histograms, commands_total() slots, each allocated by this
+     * thread on its command's first call (observe.h). */
+    struct lat_hist *_Atomic *lathist;
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
     char *readbuf;
     /* One-entry cache of command lookups (dispatch.c): the name as the
@@ -340,6 +344,7 @@ struct worker {
 #define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
 #define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
 #define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
+#define CLIENT_MONITOR (1u << 20)     /* in MONITOR mode: receives the feed (monitor.c) */
 
 struct client {
     uint64_t id;
@@ -372,6 +377,7 @@ struct client {
     struct client *next_closing;
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
+    struct monitor *monitor; /* set while CLIENT_MONITOR (monitor.c) */
     long long tot_net_in, tot_net_out, tot_cmds;
     /* Most bytes the head output block held when a write began, since the
      * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
@@ -470,15 +476,20 @@ static inline void client_check_output_limits(struct client *c) {
 }
 /* The soft limit has been exceeded for longer than its seconds. */
 int client_soft_limit_passed(const struct client *c, long long now_ms);
-/* Count a finished command (calls, time, failures) for INFO, and in the
- * connection's tot-cmds (CLIENT LIST): a blocked command counts once, when
- * it answers. */
+/* Count a finished command, from its one time measurement: calls, time
+ * and failures for INFO commandstats, the connection's tot-cmds (CLIENT
+ * LIST), its latency histogram (INFO latencystats, LATENCY HISTOGRAM),
+ * and, past the one threshold that covers both, the slow log and the
+ * latency monitor (observe.h). A blocked command counts once, when it
+ * answers. The arguments logged are c->ctx.argv. */
 static inline void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
     struct cmdstat *st = &c->w->cmdstats[cmd->id];
     c->tot_cmds++;
     stat_add(&st->calls, 1);
     stat_add(&st->nsec, (unsigned long long)nsec);
     if (c->ctx.errors) stat_add(&st->failed, 1);
+    if (CFG(latency_tracking)) lat_record(c->w->lathist, cmd->id, nsec);
+    if (nsec >= atomic_load_explicit(&obs_slow_ns, memory_order_relaxed)) observe_slow(c, cmd, nsec);
 }
 int client_process_input(struct client *c);
 /* Warm the keyspace lookups of the requests waiting in the query buffers

@@ -111,6 +111,7 @@ void stats_reset_worker(struct worker *w) {
         zero(&w->cmdstats[i].failed);
     }
     for (int i = 0; i < HK_MAX_ERRSTATS; i++) zero(&w->errorstats[i]);
+    lat_hist_reset_worker(w);
 }
 
 void stats_reset_global(void) {

@@ -142,6 +142,7 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
 static void client_free(struct client *c) {
     struct worker *w = c->w;
     if (c->flags & CLIENT_BLOCKED) block_remove(c);
+    if (c->flags & CLIENT_MONITOR) monitor_detach(c);
     if (c->flags & CLIENT_PAUSED) {
         for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
             if (*p == c) {
@@ -415,12 +416,14 @@ static void expire_cron(struct worker *w) {
     if (!atomic_load_explicit(&server.active_expire_enabled, memory_order_relaxed)) return;
     long long effort = CFG(active_expire_effort);
     unsigned budget = (unsigned)(64 * effort);
-    long long deadline = hk_monotonic_us() + 25000 / (CFG(hz) ? CFG(hz) : 10) * 10 / 10;
+    long long start = hk_monotonic_us();
+    long long deadline = start + 25000 / (CFG(hz) ? CFG(hz) : 10) * 10 / 10;
     for (unsigned s = (unsigned)w->id; s < ks.nshards; s += (unsigned)server.nworkers) {
         unsigned n = exec_active_expire(w, s, w->now_ms, budget);
         /* A shard with many expired keys gets more passes while time allows. */
         while (n > budget / 4 && hk_monotonic_us() < deadline) n = exec_active_expire(w, s, w->now_ms, budget);
     }
+    latency_sample_if_needed("expire-cycle", (hk_monotonic_us() - start) / 1000);
 }
 
 static void worker_cron(struct worker *w) {
@@ -584,6 +587,7 @@ void workers_start(void) {
         w->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         pthread_mutex_init(&w->mbox_lock, NULL);
         w->cmdstats = hk_calloc((size_t)commands_total(), sizeof(struct cmdstat));
+        w->lathist = hk_calloc((size_t)commands_total(), sizeof(*w->lathist));
         w->errorstats = hk_calloc(HK_MAX_ERRSTATS, sizeof(stat_t));
         ctx_init(&w->sys_ctx);
         w->sys_ctx.w = w;
