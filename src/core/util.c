@@ -415,5 +415,12 @@ uint64_t hk_rand64(void) {
     x ^= x >> 7;
     x ^= x << 17;
     state = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    /* The state moves linearly over GF(2), and the low bits of a plain
+     * xorshift64* output depend only on low state bits: two consecutive
+     * draws reduced modulo a small power of two (a bucket, then a depth in
+     * it) are then tied to each other. A full avalanche (splitmix64's
+     * finalizer) makes every output bit depend on the whole state. */
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
 }
