@@ -326,8 +326,9 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
             store_at = a.i++;
         } else if (ac_is_with(&a, "BY", 1)) {
             by = &c->argv[a.i++];
-            /* A pattern without '*' is a constant: nothing to sort by. */
-            dontsort = find_star(by) == NULL;
+            /* A pattern without '*' is a constant: nothing to sort by (and,
+             * as in Redis, a later BY does not undo that). */
+            if (!find_star(by)) dontsort = 1;
         } else if (ac_is_with(&a, "GET", 1)) {
             if (gets == gets_inl && ngets == SORT_GETS_INLINE) {
                 gets = hk_malloc((size_t)c->argc * sizeof(int));
