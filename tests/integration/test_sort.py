@@ -350,3 +350,59 @@ def test_sort_cross_shard_atomic(new_server):
             t.join()
     assert not errors
     c.close()
+
+
+def parse_resp_commands(data):
+    cmds, i = [], 0
+    while i < len(data):
+        e = data.index(b"\r\n", i)
+        n = int(data[i + 1:e])
+        i = e + 2
+        args = []
+        for _ in range(n):
+            e = data.index(b"\r\n", i)
+            ln = int(data[i + 1:e])
+            args.append(data[e + 2:e + 2 + ln])
+            i = e + 2 + ln + 2
+        cmds.append(args)
+    return cmds
+
+
+def test_sort_store_propagation_and_replay(new_server):
+    """SORT ... STORE propagates itself (an empty result too, when it
+    deleted the destination); a SORT that wrote nothing propagates nothing.
+    Replayed into a fresh server, the journal gives the same dataset."""
+    srv = new_server("--enable-debug-command", "yes")
+    c = srv.conn()
+    assert c.cmd("DEBUG", "JOURNAL", "START") == "OK"
+    c.cmd("RPUSH", "src", "a", "b", "c")
+    c.cmd("MSET", "w_a", "3", "w_b", "1", "w_c", "2", "v_a", "A", "v_b", "B")
+    c.cmd("SADD", "set", "z", "y", "x")
+    assert c.cmd("SORT", "src", "BY", "w_*", "GET", "v_*", "GET", "#", "STORE", "dst") == 6
+    assert c.cmd("SORT", "set", "BY", "nosort", "STORE", "sdst") == 3
+    assert c.cmd("SORT", "src", "ALPHA", "LIMIT", "0", "0", "STORE", "dst") == 0
+    assert c.cmd("SORT", "src", "ALPHA", "LIMIT", "0", "0", "STORE", "never") == 0
+    assert c.cmd("SORT_RO", "src", "BY", "w_*") == [b"b", b"c", b"a"]
+    assert c.cmd("SORT", "src", "ALPHA", "DESC", "STORE", "dst2") == 3
+    cmds = [x for x in parse_resp_commands(c.cmd("DEBUG", "JOURNAL", "READ")) if x[0].upper() != b"SELECT"]
+    sorts = [x for x in cmds if x[0].upper() in (b"SORT", b"SORT_RO")]
+    assert sorts == [
+        [b"SORT", b"src", b"BY", b"w_*", b"GET", b"v_*", b"GET", b"#", b"STORE", b"dst"],
+        [b"SORT", b"set", b"BY", b"nosort", b"STORE", b"sdst"],
+        [b"SORT", b"src", b"ALPHA", b"LIMIT", b"0", b"0", b"STORE", b"dst"],
+        [b"SORT", b"src", b"ALPHA", b"DESC", b"STORE", b"dst2"],
+    ]
+    want = c.cmd("DEBUG", "DIGEST")
+    c.cmd("DEBUG", "JOURNAL", "STOP")
+    fresh = new_server("--enable-debug-command", "yes")
+    f = fresh.conn()
+    assert f.cmd("DEBUG", "JOURNAL", "APPLY", "ON") == "OK"
+    for x in cmds:
+        rep = f.cmd(*x)
+        assert not isinstance(rep, Error), (x, rep)
+    assert f.cmd("DEBUG", "DIGEST") == want
+    assert f.cmd("LRANGE", "dst2", "0", "-1") == [b"c", b"b", b"a"]
+    assert f.cmd("LRANGE", "sdst", "0", "-1") == [b"x", b"y", b"z"]
+    assert f.cmd("EXISTS", "dst") == 0
+    c.close()
+    f.close()
