@@ -184,6 +184,11 @@ static int bytes_cmp(const char *a, size_t al, const char *b, size_t bl) {
 struct sort_order {
     const struct sort_vec *sv;
     int desc, alpha, by;
+    /* Equal ALPHA weights fall back to the elements: a set's reading
+     * order means nothing and differs between servers, so a stored
+     * result replays the same only this way. Lists and sorted sets keep
+     * the order they were read in (a stable sort, as Redis's). */
+    int ties_by_element;
 };
 
 static int item_cmp(const struct sort_order *o, const struct sort_item *a, const struct sort_item *b) {
@@ -196,6 +201,7 @@ static int item_cmp(const struct sort_order *o, const struct sort_item *a, const
     } else if (o->by) {
         if (!a->has_cmp || !b->has_cmp) r = a->has_cmp - b->has_cmp;
         else r = bytes_cmp(sv->arena.p + a->coff, a->clen, sv->arena.p + b->coff, b->clen);
+        if (r == 0 && o->ties_by_element) r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else {
         r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     }
@@ -427,7 +433,7 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
                 bad_weight = 1;
             }
         }
-        struct sort_order o = {&sv, desc, alpha, by != NULL};
+        struct sort_order o = {&sv, desc, alpha, by != NULL, type == OBJ_SET};
         struct sort_item *tmp = hk_malloc(sv.n * sizeof(*tmp));
         merge_sort(&o, sv.v, tmp, sv.n);
         hk_free(tmp);

@@ -263,7 +263,7 @@ static uint64_t live_positions(const struct htable *t) {
 
 static unsigned chain_bound(const struct htable *t, uint64_t picks) {
     uint64_t n = live_positions(t);
-    if (n > 4096 && n / 16 > picks) return HT_FAIR_BOUND;
+    if (n > HT_SYNC_MAX && n / 16 > picks) return HT_FAIR_BOUND;
     unsigned longest = 1;
     for (uint64_t i = 0; i < n; i++) {
         unsigned len = 0;

@@ -406,3 +406,19 @@ def test_sort_store_propagation_and_replay(new_server):
     assert f.cmd("EXISTS", "dst") == 0
     c.close()
     f.close()
+
+
+def test_sort_alpha_ties(r, conn):
+    # A list keeps its order among equal ALPHA weights (a stable sort).
+    r.rpush("l", "c", "a", "d", "b")
+    r.mset({"w_a": "x", "w_b": "x", "w_c": "x", "w_d": "a"})
+    assert conn.cmd("SORT", "l", "BY", "w_*", "ALPHA") == [b"d", b"c", b"a", b"b"]
+    assert conn.cmd("SORT", "l", "BY", "w_*", "ALPHA", "DESC") == [b"c", b"a", b"b", b"d"]
+    # Missing weights sort first, also in the list's order.
+    r.delete("w_c", "w_b")
+    assert conn.cmd("SORT", "l", "BY", "w_*", "ALPHA") == [b"c", b"b", b"d", b"a"]
+    # A set has no order of its own: ties go by the members.
+    r.sadd("s", "c", "a", "d", "b")
+    assert conn.cmd("SORT", "s", "BY", "w_*", "ALPHA") == [b"b", b"c", b"d", b"a"]
+    assert conn.cmd("SORT", "s", "BY", "nokey_*", "ALPHA", "STORE", "out") == 4
+    assert r.lrange("out", 0, -1) == [b"a", b"b", b"c", b"d"]
