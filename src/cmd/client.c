@@ -1,5 +1,6 @@
 /* client.c - the CLIENT command family: ID, SETNAME, GETNAME, INFO, LIST,
- * KILL, SETINFO, NO-EVICT, NO-TOUCH, PAUSE, UNPAUSE, REPLY, HELP.
+ * KILL, SETINFO, NO-EVICT, NO-TOUCH, PAUSE, UNPAUSE, REPLY, CACHING,
+ * GETREDIR, TRACKING, TRACKINGINFO, HELP.
  *
  * Commands about the calling connection only touch its own struct client.
  * Commands about other connections (LIST, KILL) never read another
@@ -7,8 +8,9 @@
  * formats or closes its own clients on its own thread, and the answer is
  * assembled on the calling worker, which holds the caller back meanwhile
  * (CLIENT_WAIT_GATHER) so its pipelined commands keep their order. The
- * per-client line of CLIENT LIST / CLIENT INFO is built here too. Not here:
- * CLIENT UNBLOCK (blocking commands) and CLIENT TRACKING (not built yet). */
+ * per-client line of CLIENT LIST / CLIENT INFO is built here too, and the
+ * tracking subcommands answer for connections that never track (no
+ * client-side caching yet). Not here: CLIENT UNBLOCK (blocking commands). */
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/creply.h"
@@ -114,6 +116,7 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
      * blocks after it the part of its reply list. */
     const struct ob_block *head = c->out.head;
     size_t rbs = head ? head->cap : 0, rbp = head ? head->len : 0;
+    if (c->rbuf_peak > rbp) rbp = c->rbuf_peak;
     size_t obl = head ? head->len - head->sent : 0;
     size_t oll = c->out.nblocks > 1 ? (size_t)c->out.nblocks - 1 : 0;
     size_t omem = c->out.pending > obl ? c->out.pending - obl : 0;
@@ -123,13 +126,20 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
     if (c->lib_name) tot += strlen(c->lib_name) + 1;
     if (c->lib_ver) tot += strlen(c->lib_ver) + 1;
 
+    /* Redis 8.0's fields in its order. HotKV has no MULTI, WATCH by
+     * connection, pub/sub or tracking state yet, so those report what a
+     * connection without them reports. io-thread is the worker that owns
+     * the connection; tot-cmds counts its finished commands (a blocked one
+     * when it answers). */
     tb_printf(b,
               "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
-              "multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu "
-              "tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+              "multi=-1 watch=0 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+              "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s "
+              "io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
               (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
               qbuf, qfree, argv_mem, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
-              c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+              c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
+              c->tot_net_out, c->tot_cmds);
 }
 
 void client_format_info(struct client *c, char *buf, size_t size) {
@@ -231,6 +241,10 @@ void cmd_client_reply(struct cmd_ctx *c) {
 void cmd_client_help(struct cmd_ctx *c) {
     static const char *help[] = {
         "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME",
         "    Return the name of the current connection.",
         "ID",
@@ -273,6 +287,11 @@ void cmd_client_help(struct cmd_ctx *c) {
         "    * LIB-VER: the client lib version.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)",
@@ -283,6 +302,80 @@ void cmd_client_help(struct cmd_ctx *c) {
     size_t n = sizeof(help) / sizeof(help[0]);
     reply_array(c, (long long)n);
     for (size_t i = 0; i < n; i++) reply_simple(c, help[i]);
+}
+
+/* ---- client-side caching state ---------------------------------------------
+ *
+ * HotKV does not track keys for client-side caching yet, so no connection
+ * is ever in tracking mode. These subcommands report exactly what Redis
+ * reports for a connection with tracking off, and CLIENT TRACKING ON is
+ * refused with an error instead of being accepted and ignored. */
+
+void cmd_client_getredir(struct cmd_ctx *c) { reply_int(c, -1); }
+
+void cmd_client_trackinginfo(struct cmd_ctx *c) {
+    reply_map(c, 3);
+    reply_bulk_cstr(c, "flags");
+    reply_set(c, 1);
+    reply_bulk_cstr(c, "off");
+    reply_bulk_cstr(c, "redirect");
+    reply_int(c, -1);
+    reply_bulk_cstr(c, "prefixes");
+    reply_array(c, 0);
+}
+
+/* Redis refuses CACHING outside OPTIN/OPTOUT tracking before it reads
+ * the argument. */
+void cmd_client_caching(struct cmd_ctx *c) {
+    reply_error(c, "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT "
+                   "mode enabled");
+}
+
+/* CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p]... [OPTIN]
+ * [OPTOUT] [NOLOOP]: options are checked as Redis checks them; OFF is
+ * what every connection already is. The REDIRECT target is not looked up
+ * (that needs every worker), so OFF with an unknown id answers OK. */
+void cmd_client_tracking(struct cmd_ctx *c) {
+    int bcast = 0, optin = 0, optout = 0, nprefix = 0;
+    long long redir = 0;
+    for (int j = 3; j < c->argc; j++) {
+        const hk_slice *a = &c->argv[j];
+        int more = c->argc - 1 - j;
+        if (arg_is(a, "redirect") && more) {
+            j++;
+            if (redir != 0) {
+                reply_error(c, "ERR A client can only redirect to a single other client");
+                return;
+            }
+            if (!arg_ll_or_reply(c, &c->argv[j], &redir, NULL)) return;
+        } else if (arg_is(a, "bcast")) {
+            bcast = 1;
+        } else if (arg_is(a, "optin")) {
+            optin = 1;
+        } else if (arg_is(a, "optout")) {
+            optout = 1;
+        } else if (arg_is(a, "noloop")) {
+        } else if (arg_is(a, "prefix") && more) {
+            j++;
+            nprefix++;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (arg_is(&c->argv[2], "off")) {
+        reply_ok(c);
+    } else if (!arg_is(&c->argv[2], "on")) {
+        reply_error(c, ERR_SYNTAX);
+    } else if (!bcast && nprefix) {
+        reply_error(c, "ERR PREFIX option requires BCAST mode to be enabled");
+    } else if (bcast && (optin || optout)) {
+        reply_error(c, "ERR OPTIN and OPTOUT are not compatible with BCAST");
+    } else if (optin && optout) {
+        reply_error(c, "ERR You can't specify both OPTIN mode and OPTOUT mode");
+    } else {
+        reply_error(c, "ERR client-side caching is not supported by this server: CLIENT TRACKING ON refused");
+    }
 }
 
 /* ---- PAUSE / UNPAUSE ---------------------------------------------------- */

@@ -3,12 +3,12 @@
  *
  * Everything here is read from the one command table (struct command,
  * built by src/server/commands.c from the .def rows) and shaped like Redis
- * 7.2's replies, so cluster-aware clients and tools that introspect the
- * server work unchanged. Key specs are derived from the rows' legacy key
- * range (first, last, step) and their KS_* flags; commands with a custom key
- * finder report an "unknown" key spec, which is what Redis says of key
- * positions it cannot describe statically. COMMAND DOCS has no argument
- * descriptions yet. */
+ * 8's replies, so cluster-aware clients and tools that introspect the
+ * server work unchanged. Key specs come from keyspecs.def or the rows'
+ * key columns (commands.c); COMMAND GETKEYS and GETKEYSANDFLAGS follow
+ * them as Redis does, falling back to the command's own key positions
+ * where a spec cannot be followed. COMMAND DOCS argument trees come from
+ * cmddocs.def (cmddocs.c). */
 #include "../core/alloc.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -76,21 +76,27 @@ static const char *const req_policy[] = {NULL, "all_nodes", "all_shards", "multi
 static const char *const resp_policy[] = {NULL,      "one_succeeded", "all_succeeded", "agg_logical_and",
                                           "agg_logical_or", "agg_min", "agg_max", "agg_sum", "special"};
 
+/* Redis's movablekeys: the keys cannot be found from first/last/step
+ * alone, because a spec searches by keyword, counts keys from an argument
+ * or cannot be described at all, or a finder locates them. */
+static int movable_keys(const struct command *cmd) {
+    if (cmd->getkeys) return 1;
+    for (int i = 0; i < cmd->nspecs; i++)
+        if (cmd->specs[i].bs != KSB_INDEX || cmd->specs[i].fk != KSF_RANGE) return 1;
+    return 0;
+}
+
 static uint64_t cmd_flags(const struct command *cmd) {
     uint64_t f = cmd->flags;
-    if (cmd->getkeys || cmd->numkeys_at) f |= CMD_MOVABLE_KEYS;
+    if (movable_keys(cmd)) f |= CMD_MOVABLE_KEYS;
     return f;
 }
 
-static int has_keys(const struct command *cmd) { return cmd->getkeys || cmd->first > 0 || cmd->numkeys_at > 0; }
-
-/* Key-spec flags of a command: the row's KS_* bits, or derived from its
- * read/write flags when the row gives none. */
-static uint64_t key_flags(const struct command *cmd) {
-    uint64_t f = cmd->flags & KS_MASK;
-    if (f) return f;
-    if (cmd->flags & CMD_WRITE) return KS_RW | KS_UPDATE;
-    return KS_RO | KS_ACCESS;
+static int has_keys(const struct command *cmd) {
+    if (cmd->getkeys) return 1;
+    for (int i = 0; i < cmd->nspecs; i++)
+        if (!(cmd->specs[i].flags & KS_NOT_KEY)) return 1;
+    return 0;
 }
 
 static void reply_bits_set(struct cmd_ctx *c, uint64_t bits, const struct named_bit *names, size_t n, const char *prefix) {
@@ -133,59 +139,64 @@ static void reply_search(struct cmd_ctx *c, const char *type) {
     reply_bulk_cstr(c, "spec");
 }
 
-/* One key spec up to its find_keys spec: flags, then begin_search by
- * index, or "unknown" when index is 0 (positions found by code). */
-static void reply_spec_head(struct cmd_ctx *c, const struct command *cmd, int index,
-                            const char *find_type) {
-    reply_map(c, 3);
+static void reply_int_field(struct cmd_ctx *c, const char *name, long long v) {
+    reply_bulk_cstr(c, name);
+    reply_int(c, v);
+}
+
+/* One key spec as Redis 7+ reports it: [notes], flags, begin_search,
+ * find_keys. */
+static void reply_key_spec(struct cmd_ctx *c, const struct keyspec *ks) {
+    reply_map(c, ks->notes ? 4 : 3);
+    if (ks->notes) {
+        reply_bulk_cstr(c, "notes");
+        reply_bulk_cstr(c, ks->notes);
+    }
     reply_bulk_cstr(c, "flags");
-    reply_bits_set(c, key_flags(cmd), keyflag_names, NELEM(keyflag_names), "");
+    reply_bits_set(c, ks->flags, keyflag_names, NELEM(keyflag_names), "");
     reply_bulk_cstr(c, "begin_search");
-    if (index > 0) {
+    switch (ks->bs) {
+    case KSB_INDEX:
         reply_search(c, "index");
         reply_map(c, 1);
-        reply_bulk_cstr(c, "index");
-        reply_int(c, index);
-    } else {
+        reply_int_field(c, "index", ks->bs_pos);
+        break;
+    case KSB_KEYWORD:
+        reply_search(c, "keyword");
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "keyword");
+        reply_bulk_cstr(c, ks->keyword);
+        reply_int_field(c, "startfrom", ks->bs_pos);
+        break;
+    default:
         reply_search(c, "unknown");
         reply_map(c, 0);
     }
     reply_bulk_cstr(c, "find_keys");
-    reply_search(c, find_type);
+    switch (ks->fk) {
+    case KSF_RANGE:
+        reply_search(c, "range");
+        reply_map(c, 3);
+        reply_int_field(c, "lastkey", ks->fk_a);
+        reply_int_field(c, "keystep", ks->fk_b);
+        reply_int_field(c, "limit", ks->fk_c);
+        break;
+    case KSF_KEYNUM:
+        reply_search(c, "keynum");
+        reply_map(c, 3);
+        reply_int_field(c, "keynumidx", ks->fk_a);
+        reply_int_field(c, "firstkey", ks->fk_b);
+        reply_int_field(c, "keystep", ks->fk_c);
+        break;
+    default:
+        reply_search(c, "unknown");
+        reply_map(c, 0);
+    }
 }
 
 static void reply_key_specs(struct cmd_ctx *c, const struct command *cmd) {
-    if (!has_keys(cmd)) {
-        reply_set(c, 0);
-        return;
-    }
-    if (cmd->getkeys) {
-        reply_set(c, 1);
-        reply_spec_head(c, cmd, 0, "unknown");
-        reply_map(c, 0);
-        return;
-    }
-    reply_set(c, (cmd->first > 0) + (cmd->numkeys_at > 0));
-    if (cmd->first > 0) {
-        reply_spec_head(c, cmd, cmd->first, "range");
-        reply_map(c, 3);
-        reply_bulk_cstr(c, "lastkey");
-        reply_int(c, cmd->last < 0 ? cmd->last : cmd->last - cmd->first);
-        reply_bulk_cstr(c, "keystep");
-        reply_int(c, cmd->step);
-        reply_bulk_cstr(c, "limit");
-        reply_int(c, 0);
-    }
-    if (cmd->numkeys_at > 0) {
-        reply_spec_head(c, cmd, cmd->numkeys_at, "keynum");
-        reply_map(c, 3);
-        reply_bulk_cstr(c, "keynumidx");
-        reply_int(c, 0);
-        reply_bulk_cstr(c, "firstkey");
-        reply_int(c, 1);
-        reply_bulk_cstr(c, "keystep");
-        reply_int(c, 1);
-    }
+    reply_set(c, cmd->nspecs);
+    for (int i = 0; i < cmd->nspecs; i++) reply_key_spec(c, &cmd->specs[i]);
 }
 
 /* One command's COMMAND INFO entry: the ten-element array of Redis 7. */
@@ -210,13 +221,53 @@ static void reply_command_info(struct cmd_ctx *c, const struct command *cmd) {
     for (int i = 0; i < cmd->nsubs; i++) reply_command_info(c, cmd->subs[i]);
 }
 
+static void reply_arg_list(struct cmd_ctx *c, const struct cmdarg *args, int n) {
+    reply_array(c, n);
+    for (int i = 0; i < n; i++) {
+        const struct cmdarg *a = &args[i];
+        int len = 2 + !a->is_container + (a->key_spec_index >= 0) + (a->token != NULL) + (a->since != NULL) +
+                  (a->deprecated_since != NULL) + (a->flags != 0) + a->is_container;
+        reply_map(c, len);
+        reply_bulk_cstr(c, "name");
+        reply_bulk_cstr(c, a->name);
+        reply_bulk_cstr(c, "type");
+        reply_bulk_cstr(c, a->type);
+        if (!a->is_container) {
+            reply_bulk_cstr(c, "display_text");
+            reply_bulk_cstr(c, a->display ? a->display : a->name);
+        }
+        if (a->key_spec_index >= 0) reply_int_field(c, "key_spec_index", a->key_spec_index);
+        if (a->token) {
+            reply_bulk_cstr(c, "token");
+            reply_bulk_cstr(c, a->token);
+        }
+        if (a->since) {
+            reply_bulk_cstr(c, "since");
+            reply_bulk_cstr(c, a->since);
+        }
+        if (a->deprecated_since) {
+            reply_bulk_cstr(c, "deprecated_since");
+            reply_bulk_cstr(c, a->deprecated_since);
+        }
+        if (a->flags) {
+            reply_bulk_cstr(c, "flags");
+            static const struct named_bit arg_flags[] = {
+                {ARGF_OPTIONAL, "optional"}, {ARGF_MULTIPLE, "multiple"}, {ARGF_MULTIPLE_TOKEN, "multiple_token"}};
+            reply_bits_set(c, a->flags, arg_flags, NELEM(arg_flags), "");
+        }
+        if (a->is_container) {
+            reply_bulk_cstr(c, "arguments");
+            reply_arg_list(c, a->subs, a->nsubs);
+        }
+    }
+}
+
+/* One command's COMMAND DOCS map, in Redis's field order. */
 static void reply_command_docs(struct cmd_ctx *c, const struct command *cmd) {
-    int n = 0;
-    if (cmd->summary) n++;
-    if (cmd->since) n++;
-    if (cmd->group) n++;
-    if (cmd->complexity) n++;
-    if (cmd->nsubs) n++;
+    const struct cmddoc *d = cmd->doc;
+    int n = 1 + (cmd->summary != NULL) + (cmd->since != NULL) + (cmd->complexity != NULL) + (d->flags != 0) +
+            (d->deprecated_since != NULL) + (d->replaced_by != NULL) + (d->nhistory > 0) + (d->nargs > 0) +
+            (cmd->nsubs > 0);
     reply_map(c, n);
     if (cmd->summary) {
         reply_bulk_cstr(c, "summary");
@@ -226,13 +277,37 @@ static void reply_command_docs(struct cmd_ctx *c, const struct command *cmd) {
         reply_bulk_cstr(c, "since");
         reply_bulk_cstr(c, cmd->since);
     }
-    if (cmd->group) {
-        reply_bulk_cstr(c, "group");
-        reply_bulk_cstr(c, cmd->group);
-    }
+    reply_bulk_cstr(c, "group");
+    reply_bulk_cstr(c, cmd->group ? cmd->group : "generic");
     if (cmd->complexity) {
         reply_bulk_cstr(c, "complexity");
         reply_bulk_cstr(c, cmd->complexity);
+    }
+    if (d->flags) {
+        static const struct named_bit doc_flags[] = {{DOC_DEPRECATED, "deprecated"}, {DOC_SYSCMD, "syscmd"}};
+        reply_bulk_cstr(c, "doc_flags");
+        reply_bits_set(c, d->flags, doc_flags, NELEM(doc_flags), "");
+    }
+    if (d->deprecated_since) {
+        reply_bulk_cstr(c, "deprecated_since");
+        reply_bulk_cstr(c, d->deprecated_since);
+    }
+    if (d->replaced_by) {
+        reply_bulk_cstr(c, "replaced_by");
+        reply_bulk_cstr(c, d->replaced_by);
+    }
+    if (d->nhistory) {
+        reply_bulk_cstr(c, "history");
+        reply_array(c, d->nhistory);
+        for (int i = 0; i < d->nhistory; i++) {
+            reply_array(c, 2);
+            reply_bulk_cstr(c, d->history[i].version);
+            reply_bulk_cstr(c, d->history[i].text);
+        }
+    }
+    if (d->nargs) {
+        reply_bulk_cstr(c, "arguments");
+        reply_arg_list(c, d->args, d->nargs);
     }
     if (cmd->nsubs) {
         reply_bulk_cstr(c, "subcommands");
@@ -349,10 +424,100 @@ void cmd_command_list(struct cmd_ctx *c) {
     reply_fill_array(c, h, n);
 }
 
+/* Keys found by following the key specs, Redis's way: each spec adds its
+ * keys with its flags. Returns the count, -1 when a spec cannot be
+ * followed (unknown or incomplete), -2 when the arguments do not fit a
+ * spec; keyword specs whose keyword is absent add nothing. pos and flags hold
+ * nspecs * argc entries. */
+static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int argc, int *pos, uint64_t *flags) {
+    int n = 0;
+    for (int s = 0; s < cmd->nspecs; s++) {
+        const struct keyspec *ks = &cmd->specs[s];
+        if (ks->flags & KS_NOT_KEY) continue; /* a channel, not a key (SPUBLISH) */
+        if (ks->flags & KS_INCOMPLETE) return -1;
+        int first = 0;
+        if (ks->bs == KSB_INDEX) first = ks->bs_pos;
+        else if (ks->bs == KSB_KEYWORD) {
+            /* From startfrom towards the end (or, when negative, from that
+             * far from the end towards the start); a keyword in the last
+             * argument has no key after it. */
+            int from = ks->bs_pos > 0 ? ks->bs_pos : argc + ks->bs_pos;
+            int forward = ks->bs_pos > 0;
+            for (int i = from; forward ? i < argc - 1 : i > 1; i += forward ? 1 : -1) {
+                if (i < 1 || i >= argc) break;
+                if (hk_eqi(argv[i].ptr, argv[i].len, ks->keyword)) {
+                    first = i + 1;
+                    break;
+                }
+            }
+            if (!first) continue;
+        } else return -1;
+        int last, step;
+        if (ks->fk == KSF_RANGE) {
+            step = ks->fk_b;
+            if (ks->fk_a >= 0) last = first + ks->fk_a;
+            else if (!ks->fk_c) last = argc + ks->fk_a;
+            else last = first + ((argc - first) / ks->fk_c + ks->fk_a);
+        } else if (ks->fk == KSF_KEYNUM) {
+            step = ks->fk_c;
+            long long nk;
+            int at = first + ks->fk_a;
+            if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk) || nk < 0 || nk > argc) return -2;
+            first += ks->fk_b;
+            last = first + (int)nk - 1;
+        } else return -1;
+        if (last >= argc || last < first || first >= argc || step <= 0) return -2;
+        for (int i = first; i <= last; i += step) {
+            pos[n] = i;
+            flags[n] = ks->flags;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* SET: the key is read and updated when GET is given, overwritten else. */
+static uint64_t set_key_flags(const hk_slice *argv, int argc) {
+    for (int i = 3; i < argc; i++)
+        if (hk_eqi(argv[i].ptr, argv[i].len, "get")) return KS_RW | KS_ACCESS | KS_UPDATE;
+    return KS_OW | KS_UPDATE;
+}
+
+/* BITFIELD: only read while every operation is a GET (with its
+ * arguments) or an OVERFLOW; anything else may write. */
+static uint64_t bitfield_key_flags(const hk_slice *argv, int argc) {
+    for (int i = 2; i < argc; i++) {
+        int left = argc - i - 1;
+        if (hk_eqi(argv[i].ptr, argv[i].len, "get") && left >= 2) i += 2;
+        else if (hk_eqi(argv[i].ptr, argv[i].len, "overflow") && left >= 1) i += 1;
+        else return KS_RW | KS_ACCESS | KS_UPDATE;
+    }
+    return KS_RO | KS_ACCESS;
+}
+
+/* The flags of a key a finder located (the specs could not be followed):
+ * those of the index/range spec that covers it, else of the last spec the
+ * specs cannot place (SORT's STORE), else of the first spec. */
+static uint64_t flags_at(const struct command *cmd, int argc, int p) {
+    uint64_t unplaced = 0;
+    for (int s = 0; s < cmd->nspecs; s++) {
+        const struct keyspec *ks = &cmd->specs[s];
+        if (ks->bs == KSB_INDEX && ks->fk == KSF_RANGE && ks->fk_b > 0) {
+            int last = ks->fk_a >= 0 ? ks->bs_pos + ks->fk_a : argc + ks->fk_a;
+            if (p >= ks->bs_pos && p <= last && (p - ks->bs_pos) % ks->fk_b == 0) return ks->flags;
+        } else if (ks->bs != KSB_INDEX && ks->bs != KSB_KEYWORD) unplaced = ks->flags;
+    }
+    if (unplaced) return unplaced;
+    return cmd->nspecs ? cmd->specs[0].flags : 0;
+}
+
 /* Shared by GETKEYS and GETKEYSANDFLAGS: resolve the command in argv[2..]
- * and find its key positions (as indexes into c->argv). Replies the error
- * and returns -1 on failure. *idx is allocated; the caller frees it. */
-static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **idx) {
+ * and find its keys as indexes into c->argv, with their key-spec flags:
+ * by the key specs, else by the command's own key positions (also used
+ * for the few commands whose flags depend on their arguments). Replies the
+ * error and returns -1 on failure. *idx and *kf are allocated; the caller
+ * frees them. */
+static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **idx, uint64_t **kf) {
     struct command *cmd = cmd_lookup(c->argv[2].ptr, c->argv[2].len);
     if (cmd && cmd->nsubs && c->argc >= 4) cmd = cmd_lookup_sub(cmd, c->argv[3].ptr, c->argv[3].len);
     if (!cmd) {
@@ -364,16 +529,34 @@ static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **i
         return -1;
     }
     int argc = c->argc - 2;
+    const hk_slice *argv = c->argv + 2;
     if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
         reply_error(c, "ERR Invalid number of arguments specified for command");
         return -1;
     }
-    /* The key finders read argv alone: show them the inner command. */
-    *idx = hk_malloc((size_t)argc * sizeof(int));
-    int n = command_keys(cmd, c->argv + 2, argc, *idx);
+    size_t cap = (size_t)argc * (size_t)(cmd->nspecs ? cmd->nspecs : 1);
+    *idx = hk_malloc(cap * sizeof(int));
+    *kf = hk_malloc(cap * sizeof(uint64_t));
+    int varflags = 0;
+    for (int s = 0; s < cmd->nspecs; s++)
+        if (cmd->specs[s].flags & KS_VARIABLE_FLAGS) varflags = 1;
+    int n = varflags ? -1 : keys_from_specs(cmd, argv, argc, *idx, *kf);
+    /* Arguments that do not fit the specs have no keys, unless a finder
+     * knows better (as Redis asks a command's getkeys function). */
+    if (n == -2 && !cmd->getkeys) n = 0;
+    if (n < 0) {
+        /* The key finders read argv alone: show them the inner command. */
+        n = command_keys(cmd, argv, argc, *idx);
+        for (int i = 0; i < n; i++) {
+            if (varflags && !strcmp(cmd->fullname, "set")) (*kf)[i] = set_key_flags(argv, argc);
+            else if (varflags && !strcmp(cmd->fullname, "bitfield")) (*kf)[i] = bitfield_key_flags(argv, argc);
+            else (*kf)[i] = flags_at(cmd, argc, (*idx)[i]);
+        }
+    }
     if (n <= 0 && !(n == 0 && (cmd->flags & CMD_NO_MANDATORY_KEYS))) {
         reply_error(c, "ERR Invalid arguments specified for command");
         hk_free(*idx);
+        hk_free(*kf);
         return -1;
     }
     for (int i = 0; i < n; i++) (*idx)[i] += 2;
@@ -384,26 +567,29 @@ static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **i
 void cmd_command_getkeys(struct cmd_ctx *c) {
     const struct command *cmd;
     int *idx;
-    int n = getkeys_common(c, &cmd, &idx);
+    uint64_t *kf;
+    int n = getkeys_common(c, &cmd, &idx, &kf);
     if (n < 0) return;
     reply_array(c, n);
     for (int i = 0; i < n; i++) reply_bulk(c, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
     hk_free(idx);
+    hk_free(kf);
 }
 
 void cmd_command_getkeysandflags(struct cmd_ctx *c) {
     const struct command *cmd;
     int *idx;
-    int n = getkeys_common(c, &cmd, &idx);
+    uint64_t *kf;
+    int n = getkeys_common(c, &cmd, &idx, &kf);
     if (n < 0) return;
-    uint64_t kf = key_flags(cmd);
     reply_array(c, n);
     for (int i = 0; i < n; i++) {
         reply_array(c, 2);
         reply_bulk(c, c->argv[idx[i]].ptr, c->argv[idx[i]].len);
-        reply_bits_set(c, kf, keyflag_names, NELEM(keyflag_names), "");
+        reply_bits_set(c, kf[i], keyflag_names, NELEM(keyflag_names), "");
     }
     hk_free(idx);
+    hk_free(kf);
 }
 
 void cmd_command_help(struct cmd_ctx *c) {

@@ -11,6 +11,7 @@
 #include "cmdutil.h"
 #include "srvcmd.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,19 +67,54 @@ void cmd_config_get(struct cmd_ctx *c) {
 
 static char *slice_dup(const hk_slice *s) { return hk_strndup(s->ptr, s->len); }
 
-/* CONFIG SET name value [name value ...]. All names are checked first
- * (unknown, immutable, duplicate), then the values are applied in order;
- * if one is rejected the ones already applied get their old values back,
- * so the command takes effect whole or not at all. */
+/* Serialises CONFIG SET commands, so that one command's rollback never
+ * undoes another's values. Taken with no shard lock held; cfg_lock is
+ * taken inside it (threads.md). */
+static pthread_mutex_t config_set_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One name=value pair of a CONFIG SET. As in Redis, an alias is a setting
+ * of its own for duplicate detection and error texts: "hash-max-ziplist-
+ * entries 1 hash-max-listpack-entries 2" is not a duplicate, and a bad
+ * value is reported under the spelling of the table (or of the alias). */
+struct set_item {
+    const struct cfg_entry *e;
+    int via_alias;
+    char *old, *val;
+};
+
+static const char *item_name(const struct set_item *it) { return it->via_alias ? it->e->alias : it->e->name; }
+
+/* Put back every old value (store, then each distinct apply callback
+ * once, as the new values were applied). Failures are only logged: the
+ * old values were valid when they were set. */
+static void restore_items(struct set_item *items, int n, int run_apply) {
+    char err[256];
+    for (int i = 0; i < n; i++)
+        if (!cfg_store(items[i].e, items[i].old, err, sizeof(err)))
+            hk_log(LL_WARNING, "CONFIG SET: failed restoring '%s': %s", items[i].e->name, err);
+    if (!run_apply) return;
+    for (int i = 0; i < n; i++) {
+        if (!items[i].e->apply) continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = items[j].e->apply == items[i].e->apply;
+        if (!seen && !items[i].e->apply(err, sizeof(err)))
+            hk_log(LL_WARNING, "CONFIG SET: failed re-applying '%s' after a rollback: %s", items[i].e->name, err);
+    }
+}
+
+/* CONFIG SET name value [name value ...], all or nothing, in Redis 8's
+ * order: every name is checked first (the first unknown, immutable or
+ * duplicate one in argument order decides the error), the old values are
+ * saved, the new ones stored in order (a value that does not parse
+ * restores what was stored before it), then each distinct apply callback
+ * runs once; if one fails every setting gets its old value back. */
 void cmd_config_set(struct cmd_ctx *c) {
     if (c->argc % 2) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
     int n = (c->argc - 2) / 2;
-    const struct cfg_entry **ents = hk_calloc((size_t)n, sizeof(*ents));
-    char **olds = hk_calloc((size_t)n, sizeof(char *));
-    /* The first bad name in argument order decides the error, as in Redis. */
+    struct set_item *items = hk_calloc((size_t)n, sizeof(*items));
     const hk_slice *unknown = NULL, *bad = NULL;
     const char *why = NULL;
     for (int i = 0; i < n && !unknown && !bad; i++) {
@@ -88,17 +124,19 @@ void cmd_config_set(struct cmd_ctx *c) {
             unknown = name;
             break;
         }
+        int via_alias = !hk_eqi(name->ptr, name->len, e->name);
         if (e->flags & CFG_IMMUTABLE) {
             bad = name;
             why = "can't set immutable config";
             break;
         }
         for (int j = 0; j < i; j++)
-            if (ents[j] == e) {
+            if (items[j].e == e && items[j].via_alias == via_alias) {
                 bad = name;
                 why = "duplicate parameter";
             }
-        ents[i] = e;
+        items[i].e = e;
+        items[i].via_alias = via_alias;
     }
     if (unknown) {
         reply_errorf(c, "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'", (int)unknown->len,
@@ -110,33 +148,46 @@ void cmd_config_set(struct cmd_ctx *c) {
                      why);
         goto done;
     }
-    char val[CFG_VALUE_MAX];
+    pthread_mutex_lock(&config_set_lock);
+    char val[CFG_VALUE_MAX], err[256];
     for (int i = 0; i < n; i++) {
-        cfg_get(ents[i], val, sizeof(val));
-        olds[i] = hk_strdup(val);
+        cfg_get(items[i].e, val, sizeof(val));
+        items[i].old = hk_strdup(val);
+        items[i].val = slice_dup(&c->argv[3 + 2 * i]);
     }
     for (int i = 0; i < n; i++) {
-        char err[256];
-        char *v = slice_dup(&c->argv[3 + 2 * i]);
-        int ok = cfg_set(ents[i], v, err, sizeof(err));
-        hk_free(v);
-        if (ok) continue;
-        /* Roll back what was applied, newest first. */
-        for (int j = i - 1; j >= 0; j--) {
-            char err2[256];
-            if (!cfg_set(ents[j], olds[j], err2, sizeof(err2)))
-                hk_log(LL_WARNING, "CONFIG SET: failed restoring '%s': %s", ents[j]->name, err2);
-        }
-        const hk_slice *name = &c->argv[2 + 2 * i];
-        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%.*s') - %s", (int)name->len, name->ptr,
-                     err);
+        if (cfg_store(items[i].e, items[i].val, err, sizeof(err))) continue;
+        restore_items(items, i, 0);
+        pthread_mutex_unlock(&config_set_lock);
+        reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", item_name(&items[i]), err);
         goto done;
     }
+    for (int i = 0; i < n; i++) {
+        if (!items[i].e->apply) continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = items[j].e->apply == items[i].e->apply;
+        if (seen) continue;
+        err[0] = '\0';
+        if (items[i].e->apply(err, sizeof(err))) continue;
+        hk_log(LL_WARNING,
+               "Failed applying new configuration. Possibly related to new %s setting. Restoring previous settings.",
+               item_name(&items[i]));
+        restore_items(items, n, 1);
+        pthread_mutex_unlock(&config_set_lock);
+        if (err[0])
+            reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", item_name(&items[i]),
+                         err);
+        else reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s')", item_name(&items[i]));
+        goto done;
+    }
+    pthread_mutex_unlock(&config_set_lock);
     reply_ok(c);
 done:
-    for (int i = 0; i < n; i++) hk_free(olds[i]);
-    hk_free(olds);
-    hk_free(ents);
+    for (int i = 0; i < n; i++) {
+        hk_free(items[i].old);
+        hk_free(items[i].val);
+    }
+    hk_free(items);
 }
 
 /* ---- RESETSTAT: every worker zeroes its own counters ----------------------- */

@@ -1,37 +1,41 @@
-/* debug.c - the DEBUG command: SLEEP, DIGEST, DIGEST-VALUE, and JOURNAL,
- * HotKV's window on the propagation journal for tests.
+/* debug.c - the DEBUG command: OBJECT, LISTPACK, DIGEST, DIGEST-VALUE,
+ * PROTOCOL, SLEEP, SET-ACTIVE-EXPIRE, CHANGE-REPL-ID, STRINGMATCH-LEN,
+ * ERROR, LOG, and JOURNAL, HotKV's window on the propagation journal for
+ * tests.
  *
  * DEBUG is protected as in Redis: `enable-debug-command no` (the default)
  * refuses it, `local` allows loopback and unix socket clients, `yes`
- * allows all. DIGEST is Redis's dataset fingerprint (types/digest.h), so
- * a server and its replay, or HotKV and Redis holding the same data, can
- * be compared. JOURNAL START/READ/STOP records what every write
- * propagates (server/journal.h) and hands it out as RESP, ready to be
- * replayed into another server. */
+ * allows all; dispatch applies that before authentication (dispatch.c).
+ * DIGEST is Redis's dataset fingerprint (types/digest.h), so a server and
+ * its replay, or HotKV and Redis holding the same data, can be compared.
+ * JOURNAL START/READ/STOP records what every write propagates
+ * (server/journal.h) and hands it out as RESP, ready to be replayed into
+ * another server. Subcommands Redis only has in some builds (MALLCTL and
+ * MALLCTL-STR need jemalloc; HotKV uses mimalloc) or that need machinery
+ * HotKV lacks (RELOAD, LOADAOF, POPULATE's unpropagated writes, crash
+ * helpers) answer Redis's unknown-subcommand error, as a Redis built
+ * without them does. */
 #include "../core/alloc.h"
-#include "../net/net.h"
+#include "../core/listpack.h"
 #include "../server/config.h"
 #include "../server/journal.h"
+#include "../server/replid.h"
 #include "../types/digest.h"
+#include "../types/list.h"
+#include "../types/rdblen.h"
+#include "../types/types.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-
-static int debug_allowed(struct cmd_ctx *c) {
-    long long mode = CFG(enable_debug_command);
-    if (mode == CFG_DEBUG_YES) return 1;
-    if (mode != CFG_DEBUG_LOCAL || !c->cl) return 0;
-    if (c->cl->flags & CLIENT_UNIX_SOCKET) return 1;
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    return getpeername(c->cl->fd, (struct sockaddr *)&ss, &sl) == 0 && net_is_loopback_sockaddr(&ss);
-}
+#include <unistd.h>
 
 /* ---- DIGEST ------------------------------------------------------------ */
 
@@ -157,11 +161,227 @@ static void debug_journal(struct cmd_ctx *c) {
     }
 }
 
+/* ---- QUICKLIST-PACKED-THRESHOLD ------------------------------------------ */
+
+/* The size as Redis's memtoull reads it: digits, then an optional unit
+ * (b, k, kb, m, mb, g, gb; any case); a sign or anything else is an error.
+ * An overflowing value saturates, which the caller then refuses. */
+static int debug_parse_size(const hk_slice *a, unsigned long long *out) {
+    size_t i = 0;
+    unsigned long long v = 0;
+    int over = 0;
+    for (; i < a->len && isdigit((unsigned char)a->ptr[i]); i++) {
+        unsigned d = (unsigned)(a->ptr[i] - '0');
+        if (v > (ULLONG_MAX - d) / 10) over = 1;
+        else v = v * 10 + d;
+    }
+    static const struct {
+        const char *u;
+        unsigned long long mul;
+    } units[] = {{"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000000}, {"mb", 1024 * 1024},
+                 {"g", 1000000000}, {"gb", 1024ULL * 1024 * 1024}};
+    hk_slice u = {a->ptr + i, a->len - i};
+    for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++) {
+        if (!arg_is(&u, units[k].u)) continue;
+        if (over || (v && v > ULLONG_MAX / units[k].mul)) *out = ULLONG_MAX;
+        else *out = v * units[k].mul;
+        return 1;
+    }
+    return 0;
+}
+
+/* DEBUG QUICKLIST-PACKED-THRESHOLD <size>: elements of at least that many
+ * bytes get a plain node of their own (0 restores the default, 1GB). */
+static void debug_packed_threshold(struct cmd_ctx *c) {
+    unsigned long long sz;
+    if (!debug_parse_size(&c->argv[2], &sz) || !ql_set_packed_threshold(sz)) {
+        reply_error(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+        return;
+    }
+    reply_ok(c);
+}
+
+/* ---- OBJECT and LISTPACK ------------------------------------------------ */
+
+/* The entry of argv[2] as Redis's dictFind sees it: logically expired
+ * keys included, no clock touched. Every shard is held. */
+static struct kv *peek_arg(struct cmd_ctx *c) {
+    struct keyref k;
+    keyref_init(&k, c->db, c->argv[2].ptr, c->argv[2].len);
+    return db_peek(&k);
+}
+
+struct object_info {
+    int found;
+    char line[512];
+};
+
+static void object_line(struct cmd_ctx *c, void *arg) {
+    struct object_info *o = arg;
+    struct kv *e = peek_arg(c);
+    if (!e) return;
+    o->found = 1;
+    /* Encoding-specific fields (the quicklist's ql_*), from the type. */
+    char extra[160] = "";
+    const struct type_ops *ops = type_table[kv_type(e)];
+    if (ops && ops->debug_fields) ops->debug_fields(e, extra, sizeof(extra));
+    /* Redis's refcount is INT_MAX only for its shared small integers;
+     * HotKV shares no value, so every value has one owner. */
+    snprintf(o->line, sizeof(o->line),
+             "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%lld%s", (void *)e,
+             obj_enc_name(kv_enc(e)), rdb_value_len(e), kv_clock(e), kv_idle_ms(e, c->now_ms) / 1000, extra);
+}
+
+static void debug_object(struct cmd_ctx *c) {
+    struct object_info o = {0};
+    if (exec_with_all_shards(c, object_line, &o) != HK_OK) reply_status(c, HK_ERR_LOCK_CONFLICT);
+    else if (!o.found) reply_error(c, ERR_NO_KEY);
+    else reply_simple(c, o.line);
+}
+
+/* The packed array of a listpack-encoded value, element by element. Not
+ * Redis's byte layout (core/listpack.h says how HotKV's differs), so the
+ * dump names what HotKV stores: sizes, each element's offset and value. */
+static void lp_repr(const lpack *lp, struct sbuf *b) {
+    size_t n = 0;
+    for (size_t p = lp_first(lp); p != LP_NONE; p = lp_next(lp, p)) n++;
+    sb_catf(b, "{total bytes %zu} {num entries %zu}\n", lp_bytes(lp), n);
+    size_t i = 0;
+    for (size_t p = lp_first(lp); p != LP_NONE; p = lp_next(lp, p), i++) {
+        struct lp_val v;
+        lp_get(lp, p, &v);
+        sb_catf(b, "{\n\tindex: %5zu,\n\toffset: %5zu,\n\t%s", i, p, v.is_int ? "[int]" : "[str]");
+        if (v.len > 40) sb_catf(b, "%.40s...\n}\n", v.s);
+        else sb_catf(b, "%.*s\n}\n", (int)v.len, v.s);
+    }
+    sb_catf(b, "{end}\n\n");
+}
+
+struct listpack_dump {
+    int found, packed;
+    struct sbuf text;
+};
+
+static void listpack_repr(struct cmd_ctx *c, void *arg) {
+    struct listpack_dump *d = arg;
+    struct kv *e = peek_arg(c);
+    /* Looked up as OBJECT looks keys up: an expired key is not there. */
+    if (!e || (kv_has_expire(e) && kv_expire(e) <= c->now_ms)) return;
+    d->found = 1;
+    if (kv_enc(e) != ENC_LISTPACK) return;
+    d->packed = 1;
+    lp_repr(kv_ptr(e), &d->text);
+}
+
+static void debug_listpack(struct cmd_ctx *c) {
+    struct listpack_dump d = {0};
+    if (exec_with_all_shards(c, listpack_repr, &d) != HK_OK) {
+        reply_status(c, HK_ERR_LOCK_CONFLICT);
+    } else if (!d.found) {
+        reply_error(c, ERR_NO_KEY);
+    } else if (!d.packed) {
+        reply_error(c, "ERR Not a listpack encoded object.");
+    } else {
+        /* One write, after the locks are gone, so lines from other
+         * threads do not interleave with the dump. */
+        ssize_t w = write(STDOUT_FILENO, d.text.p, d.text.len);
+        (void)w;
+        reply_simple(c, "Listpack structure printed on stdout");
+    }
+    sb_free(&d.text);
+}
+
+/* ---- PROTOCOL ------------------------------------------------------------ */
+
+/* One test value of each RESP3 type, with the RESP2 fallback the reply
+ * layer gives each, as Redis's DEBUG PROTOCOL does. */
+static void debug_protocol(struct cmd_ctx *c) {
+    const hk_slice *t = &c->argv[2];
+    if (arg_is(t, "string")) {
+        reply_bulk_cstr(c, "Hello World");
+    } else if (arg_is(t, "integer")) {
+        reply_int(c, 12345);
+    } else if (arg_is(t, "double")) {
+        reply_double(c, 3.141);
+    } else if (arg_is(t, "bignum")) {
+        if (!reply_muted(c)) rw_bignum(c->out, c->resp, "1234567999999999999999999999999999999", 37);
+    } else if (arg_is(t, "null")) {
+        reply_null(c);
+    } else if (arg_is(t, "array") || arg_is(t, "set")) {
+        if (arg_is(t, "array")) reply_array(c, 3);
+        else reply_set(c, 3);
+        for (int j = 0; j < 3; j++) reply_int(c, j);
+    } else if (arg_is(t, "map")) {
+        reply_map(c, 3);
+        for (int j = 0; j < 3; j++) {
+            reply_int(c, j);
+            reply_bool(c, j == 1);
+        }
+    } else if (arg_is(t, "attrib")) {
+        /* An attribute precedes a real reply; RESP2 has no attributes. */
+        if (c->resp >= 3 && !reply_muted(c)) {
+            rw_agg(c->out, '|', 1);
+            reply_bulk_cstr(c, "key-popularity");
+            reply_array(c, 2);
+            reply_bulk_cstr(c, "key:123");
+            reply_int(c, 90);
+        }
+        reply_bulk_cstr(c, "Some real reply following the attribute");
+    } else if (arg_is(t, "push")) {
+        if (c->resp < 3) {
+            reply_error(c, "ERR RESP2 is not supported by this command");
+            return;
+        }
+        reply_push(c, 2);
+        reply_bulk_cstr(c, "server-cpu-usage");
+        reply_int(c, 42);
+        /* A push is not the command's reply: one follows it. */
+        reply_bulk_cstr(c, "Some real reply following the push reply");
+    } else if (arg_is(t, "true") || arg_is(t, "false")) {
+        reply_bool(c, arg_is(t, "true"));
+    } else if (arg_is(t, "verbatim")) {
+        reply_verbatim(c, "This is a verbatim\nstring", 25, "txt");
+    } else {
+        reply_error(c, "ERR Wrong protocol type name. Please use one of the following: "
+                       "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    }
+}
+
+/* ---- STRINGMATCH-LEN ------------------------------------------------------- */
+
+/* Redis's fuzz test of its glob matcher: ten million random patterns and
+ * strings of up to 31 bytes each (any of the 128 ASCII codes, so broken
+ * classes and escapes too) through hk_globmatch, which must neither crash
+ * nor run away. Blocks the calling worker while it runs, as Redis blocks. */
+static void debug_stringmatch_test(struct cmd_ctx *c) {
+    uint64_t x = (uint64_t)hk_mstime() * 2654435761u + 1;
+    char str[32], pat[32];
+    long long matches = 0;
+    for (int cycle = 0; cycle < 10000000; cycle++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t sl = (size_t)(x % sizeof(str)), pl = (size_t)((x >> 8) % sizeof(pat));
+        uint64_t y = x;
+        for (size_t j = 0; j < sl; j++) {
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+            str[j] = (char)((y >> 33) % 128);
+        }
+        for (size_t j = 0; j < pl; j++) {
+            y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+            pat[j] = (char)((y >> 33) % 128);
+        }
+        matches += hk_globmatch(pat, pl, str, sl, 0);
+    }
+    hk_log(LL_VERBOSE, "DEBUG STRINGMATCH-LEN: %lld matches", matches);
+    reply_simple(c, "Apparently Redis did not crash: test passed");
+}
+
 /* ---- SLEEP and the command ---------------------------------------------- */
 
 /* SLEEP stalls the calling worker (and so its clients) without holding any
  * shard lock; like Redis it reads the number leniently (what does not
- * parse is 0). */
+ * parse is 0) and sleeps once. */
 static void debug_sleep(struct cmd_ctx *c) {
     char buf[64];
     size_t n = c->argv[2].len < sizeof(buf) - 1 ? c->argv[2].len : sizeof(buf) - 1;
@@ -179,42 +399,84 @@ static void debug_sleep(struct cmd_ctx *c) {
     reply_ok(c);
 }
 
+/* Redis reads these flags with atoi. */
+static int arg_atoi(const hk_slice *a) {
+    char buf[32];
+    size_t n = a->len < sizeof(buf) - 1 ? a->len : sizeof(buf) - 1;
+    memcpy(buf, a->ptr, n);
+    buf[n] = '\0';
+    return atoi(buf);
+}
+
 void cmd_debug(struct cmd_ctx *c) {
-    if (!debug_allowed(c)) {
-        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
-                       "can run it from a local connection, otherwise you need to set this option in the "
-                       "configuration file, and then restart the server.");
-        return;
-    }
     const hk_slice *sub = &c->argv[1];
     if (c->argc == 2 && arg_is(sub, "help")) {
         static const char *const lines[] = {
+            "CHANGE-REPL-ID",
+            "    Change the replication IDs of the instance.",
+            "    Dangerous: should be used only for testing the replication subsystem.",
             "DIGEST",
             "    Output a hex signature representing the current DB content.",
             "DIGEST-VALUE <key> [<key> ...]",
             "    Output a hex signature of the values of all the specified keys.",
+            "ERROR <string>",
+            "    Return a Redis protocol error with <string> as message. Useful for clients",
+            "    unit tests to simulate Redis errors.",
             "JOURNAL START [<max-bytes>] | READ | STOP",
             "    Record what writes propagate; READ returns the merged record as RESP commands.",
             "JOURNAL APPLY ON|OFF",
             "    Run this connection's commands as a replayed journal (no expiry by time).",
+            "LOG <message>",
+            "    Write <message> to the server log.",
+            "OBJECT <key>",
+            "    Show low level info about `key` and associated value.",
+            "PROTOCOL <type>",
+            "    Reply with a test value of the specified type. <type> can be: string,",
+            "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+            "    true, false.",
+            "QUICKLIST-PACKED-THRESHOLD <size>",
+            "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+            "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
             "SET-ACTIVE-EXPIRE <0|1>",
             "    Setting it to 0 disables expiring keys in background when they are not",
             "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
             "    default.",
             "SLEEP <seconds>",
             "    Stop the server for <seconds>. Decimals allowed.",
+            "STRINGMATCH-LEN",
+            "    Run a fuzz tester against the stringmatchlen() function.",
+            "LISTPACK <key>",
+            "    Show low level info about the listpack encoding of <key>.",
             NULL,
         };
         reply_help(c, "DEBUG", lines);
+    } else if (c->argc == 3 && arg_is(sub, "object")) {
+        debug_object(c);
+    } else if (c->argc == 3 && arg_is(sub, "listpack")) {
+        debug_listpack(c);
+    } else if (c->argc == 3 && arg_is(sub, "protocol")) {
+        debug_protocol(c);
     } else if (c->argc == 3 && arg_is(sub, "sleep")) {
         debug_sleep(c);
     } else if (c->argc == 3 && arg_is(sub, "set-active-expire")) {
-        /* Read as Redis reads it: atoi. */
-        char buf[32];
-        size_t n = c->argv[2].len < sizeof(buf) - 1 ? c->argv[2].len : sizeof(buf) - 1;
-        memcpy(buf, c->argv[2].ptr, n);
-        buf[n] = '\0';
-        atomic_store(&server.active_expire_enabled, atoi(buf) != 0);
+        atomic_store(&server.active_expire_enabled, arg_atoi(&c->argv[2]) != 0);
+        reply_ok(c);
+    } else if (c->argc == 2 && arg_is(sub, "change-repl-id")) {
+        hk_log(LL_NOTICE, "Changing replication IDs after receiving DEBUG change-repl-id");
+        replid_change();
+        reply_ok(c);
+    } else if (c->argc == 2 && (arg_is(sub, "stringmatch-len") || arg_is(sub, "stringmatch-test"))) {
+        /* STRINGMATCH-LEN is Redis 8's name, STRINGMATCH-TEST Redis 7.0's. */
+        debug_stringmatch_test(c);
+    } else if (c->argc == 3 && arg_is(sub, "error")) {
+        /* The argument is the whole error line; no newline may end it early. */
+        char *msg = hk_strndup(c->argv[2].ptr, c->argv[2].len);
+        for (size_t i = 0; i < c->argv[2].len; i++)
+            if (msg[i] == '\r' || msg[i] == '\n') msg[i] = ' ';
+        reply_error_len(c, msg, c->argv[2].len);
+        hk_free(msg);
+    } else if (c->argc == 3 && arg_is(sub, "log")) {
+        hk_log(LL_WARNING, "DEBUG LOG: %.*s", (int)c->argv[2].len, c->argv[2].ptr);
         reply_ok(c);
     } else if (c->argc == 2 && arg_is(sub, "digest")) {
         debug_digest(c);
@@ -222,6 +484,8 @@ void cmd_debug(struct cmd_ctx *c) {
         debug_digest_value(c);
     } else if (c->argc >= 3 && arg_is(sub, "journal")) {
         debug_journal(c);
+    } else if (c->argc == 3 && arg_is(sub, "quicklist-packed-threshold")) {
+        debug_packed_threshold(c);
     } else {
         reply_subcommand_error(c);
     }

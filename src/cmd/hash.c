@@ -12,32 +12,97 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "../store/hfe.h"
 
 #include <limits.h>
 #include <math.h>
+
+/* ---- field expiry shared by the handlers ------------------------------------------ */
+
+/* After fields of hash *e (key k) went: delete the key once the hash is
+ * empty (*e NULL, reporting `ev`), else give back table space and drop the
+ * side table when no field has a TTL any more (leaving the shard's set). */
+static void hash_settle(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int ev) {
+    if (hashv_len(*e) == 0) {
+        db_delete(k, c->now_ms, ev);
+        *e = NULL;
+        return;
+    }
+    hashv_shrink(*e);
+    if (hashv_ttl_trim(*e)) hfe_untrack(k);
+}
+
+/* Lazy expiry of the fields named by argv[first..last] (every `step`th):
+ * each one past its deadline is reported (KEV_HEXPIRED, propagated as
+ * HDEL) and deleted, and a hash left empty goes (*e NULL), as in Redis. A
+ * journal being applied expires nothing by time: its HDELs follow. */
+static void hash_expire_named(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int first, int last, int step) {
+    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
+    int gone = 0;
+    for (int i = first; i <= last && *e; i += step) {
+        const hk_slice *f = &c->argv[i];
+        if (!hashv_field_expired(*e, f->ptr, f->len, c->now_ms)) continue;
+        db_field_expired(k, f->ptr, f->len);
+        hashv_del(*e, f->ptr, f->len, NULL);
+        gone++;
+    }
+    if (gone) hash_settle(c, k, e, KEV_DEL_EMPTIED);
+}
+
+static void hash_report_field(void *ctx, const char *f, size_t fl) { db_field_expired(ctx, f, fl); }
+
+/* Lazy expiry of every field of *e past its deadline, before a command
+ * that reads the whole hash (HGETALL, HSCAN, HRANDFIELD...). */
+static void hash_reclaim(struct cmd_ctx *c, const struct keyref *k, struct kv **e) {
+    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
+    if (hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
+        hash_settle(c, k, e, KEV_DEL_EMPTIED);
+}
+
+/* Give field f of e (key k) the deadline `when`; the hash's first TTL
+ * joins the shard's set of hashes with field TTLs. */
+static void hash_set_ttl(const struct keyref *k, struct kv *e, const hk_slice *f, long long when) {
+    int had = hashv_has_ttl(e);
+    hashv_set_ttl(e, f->ptr, f->len, when);
+    if (!had) hfe_track(k);
+}
+
+/* After a write that may have removed the last TTL (HSET over a field). */
+static void hash_trim(const struct keyref *k, struct kv *e) {
+    if (hashv_ttl_trim(e)) hfe_untrack(k);
+}
 
 /* ---- lookups shared by the handlers ------------------------------------------------ */
 
 /* The hash at argv[1] for a write, created empty (listpack) when absent,
  * which reports `ev` (*created set); a caller that then changes an
  * existing hash reports its event itself, before the change. NULL after
- * a WRONGTYPE reply. A created key must not be left empty: the callers
- * only create when they are about to add a field. */
-static struct kv *hash_lookup_create(struct cmd_ctx *c, struct keyref *k, int ev, int *created) {
+ * a WRONGTYPE reply. The fields argv[first..last] (every `step`th) that
+ * are past their deadline expire first; a hash they leave empty is
+ * created anew. A created key must not be left empty: the callers only
+ * create when they are about to add a field. */
+static struct kv *hash_lookup_create(struct cmd_ctx *c, struct keyref *k, int ev, int *created, int first, int last,
+                                     int step) {
     key_of(c, 1, k);
     struct kv *e = lookup_write(c, k);
+    if (e) {
+        if (!check_type(c, e, OBJ_HASH)) return NULL;
+        hash_expire_named(c, k, &e, first, last, step);
+    }
     *created = !e;
-    if (e) return check_type(c, e, OBJ_HASH) ? e : NULL;
+    if (e) return e;
     return db_put(k, hashv_new(k->key, k->klen, -1), ev);
 }
 
-/* The hash at argv[1] for reading: *e NULL when absent. Returns 0 after a
- * WRONGTYPE reply. */
-static int hash_lookup_read(struct cmd_ctx *c, struct kv **e) {
-    struct keyref k;
+/* The hash at argv[1] for reading (*k filled): *e NULL when absent.
+ * Returns 0 after a WRONGTYPE reply. The fields argv[first..last] past
+ * their deadline expire first (first 0: none named). */
+static int hash_lookup_read(struct cmd_ctx *c, struct keyref *k, struct kv **e, int first, int last) {
     int bad;
-    *e = lookup_typed(c, 1, &k, OBJ_HASH, 0, &bad);
-    return !bad;
+    *e = lookup_typed(c, 1, k, OBJ_HASH, 0, &bad);
+    if (bad) return 0;
+    if (first) hash_expire_named(c, k, e, first, last, 1);
+    return 1;
 }
 
 /* Before setting the field/value arguments argv[start..end] (pairs):
@@ -62,7 +127,7 @@ static void hset_generic(struct cmd_ctx *c, int hmset) {
     }
     struct keyref k;
     int created;
-    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created);
+    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created, 2, c->argc - 2, 2);
     if (!e) return;
     /* Redis reports "hset" whether or not a value changes. */
     if (!created) db_written(&k, KEV_HSET);
@@ -70,6 +135,7 @@ static void hset_generic(struct cmd_ctx *c, int hmset) {
     long long added = 0;
     for (int i = 2; i < c->argc; i += 2)
         added += hashv_set(e, c->argv[i].ptr, c->argv[i].len, c->argv[i + 1].ptr, c->argv[i + 1].len);
+    hash_trim(&k, e);
     if (hmset) reply_ok(c);
     else reply_int(c, added);
 }
@@ -80,7 +146,7 @@ void cmd_hmset(struct cmd_ctx *c) { hset_generic(c, 1); }
 void cmd_hsetnx(struct cmd_ctx *c) {
     struct keyref k;
     int created;
-    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created);
+    struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created, 2, 2, 1);
     if (!e) return;
     if (hashv_exists(e, c->argv[2].ptr, c->argv[2].len)) {
         reply_int(c, 0);
@@ -95,16 +161,18 @@ void cmd_hsetnx(struct cmd_ctx *c) {
 /* ---- reads ------------------------------------------------------------------------- */
 
 void cmd_hget(struct cmd_ctx *c) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 2, 2)) return;
     struct hashv_val v;
     if (e && hashv_get(e, c->argv[2].ptr, c->argv[2].len, &v)) reply_bulk(c, v.s, v.len);
     else reply_null(c);
 }
 
 void cmd_hmget(struct cmd_ctx *c) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 2, c->argc - 1)) return;
     reply_array(c, c->argc - 2);
     for (int i = 2; i < c->argc; i++) {
         struct hashv_val v;
@@ -114,20 +182,25 @@ void cmd_hmget(struct cmd_ctx *c) {
 }
 
 void cmd_hexists(struct cmd_ctx *c) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 2, 2)) return;
     reply_int(c, e && hashv_exists(e, c->argv[2].ptr, c->argv[2].len));
 }
 
+/* As in Redis, fields past their deadline that nothing deleted yet still
+ * count. */
 void cmd_hlen(struct cmd_ctx *c) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 0, 0)) return;
     reply_int(c, e ? (long long)hashv_len(e) : 0);
 }
 
 void cmd_hstrlen(struct cmd_ctx *c) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 2, 2)) return;
     struct hashv_val v;
     if (e && hashv_get(e, c->argv[2].ptr, c->argv[2].len, &v)) reply_int(c, (long long)v.len);
     else reply_int(c, 0);
@@ -148,8 +221,10 @@ static void hgetall_visit(void *arg, const char *f, size_t fl, const char *v, si
 
 /* HGETALL (a map in RESP3), HKEYS, HVALS. */
 static void hgetall_generic(struct cmd_ctx *c, int what) {
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 0, 0)) return;
+    hash_reclaim(c, &k, &e);
     long long n = e ? (long long)hashv_len(e) : 0;
     if (what == (HG_FIELDS | HG_VALUES)) reply_map(c, n);
     else reply_array(c, n);
@@ -173,17 +248,16 @@ void cmd_hdel(struct cmd_ctx *c) {
         return;
     }
     if (!check_type(c, e, OBJ_HASH)) return;
+    /* A field past its deadline is not there to delete. */
+    hash_expire_named(c, &k, &e, 2, c->argc - 1, 1);
     long long deleted = 0;
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HDEL, 0);
-    for (int i = 2; i < c->argc; i++) {
+    for (int i = 2; e && i < c->argc; i++) {
         deleted += hashv_del(e, c->argv[i].ptr, c->argv[i].len, &kw.pc);
         if (hashv_len(e) == 0) break;
     }
-    if (deleted) {
-        if (hashv_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
-        else hashv_shrink(e);
-    }
+    if (deleted) hash_settle(c, &k, &e, KEV_DEL);
     reply_int(c, deleted);
 }
 
@@ -197,7 +271,7 @@ void cmd_hincrby(struct cmd_ctx *c) {
     }
     struct keyref k;
     int created;
-    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBY, &created);
+    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBY, &created, 2, 2, 1);
     if (!e) return;
     int st = hashv_incrby_result(e, c->argv[2].ptr, c->argv[2].len, incr, &value);
     if (st != HK_OK) {
@@ -207,7 +281,8 @@ void cmd_hincrby(struct cmd_ctx *c) {
     char buf[HK_LONG_STR_SIZE];
     int n = hk_ll2str(buf, value);
     if (!created) db_written(&k, KEV_HINCRBY);
-    hashv_set(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
+    /* The field keeps its TTL, as in Redis. */
+    hashv_set_keepttl(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
     reply_int(c, value);
 }
 
@@ -223,7 +298,7 @@ void cmd_hincrbyfloat(struct cmd_ctx *c) {
     }
     struct keyref k;
     int created;
-    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBYFLOAT, &created);
+    struct kv *e = hash_lookup_create(c, &k, KEV_HINCRBYFLOAT, &created, 2, 2, 1);
     if (!e) return;
     int st = hashv_incrbyfloat_result(e, c->argv[2].ptr, c->argv[2].len, incr, &value);
     if (st != HK_OK) {
@@ -234,11 +309,22 @@ void cmd_hincrbyfloat(struct cmd_ctx *c) {
     int n = hk_ld2str(buf, sizeof(buf), value);
     if (n < 0) n = 0;
     if (!created) db_written(&k, KEV_HINCRBYFLOAT);
-    hashv_set(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
-    /* The printed result, as Redis propagates it: HSET key field value. */
-    prop_begin(c, 4);
-    prop_arg_cstr(c, "HSET");
-    prop_arg(c, k.key, k.klen);
+    hashv_set_keepttl(e, c->argv[2].ptr, c->argv[2].len, buf, (size_t)n);
+    /* The printed result: HSET key field value, or, for a field with a
+     * TTL, HSETEX key KEEPTTL FIELDS 1 field value as Redis 8 sends it
+     * (HSET would drop the TTL). */
+    if (hashv_ttl(e, c->argv[2].ptr, c->argv[2].len) >= 0) {
+        prop_begin(c, 7);
+        prop_arg_cstr(c, "HSETEX");
+        prop_arg(c, k.key, k.klen);
+        prop_arg_cstr(c, "KEEPTTL");
+        prop_arg_cstr(c, "FIELDS");
+        prop_arg_cstr(c, "1");
+    } else {
+        prop_begin(c, 4);
+        prop_arg_cstr(c, "HSET");
+        prop_arg(c, k.key, k.klen);
+    }
     prop_arg_slice(c, &c->argv[2]);
     prop_arg(c, buf, (size_t)n);
     reply_bulk(c, buf, (size_t)n);
@@ -266,11 +352,13 @@ static void hrandfield_count(struct cmd_ctx *c, long long l, int withvalues) {
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
+    if (e && !check_type(c, e, OBJ_HASH)) return;
+    /* Fields past their deadline go first, so the sampler never sees them. */
+    hash_reclaim(c, &k, &e);
     if (!e) {
         reply_array(c, 0);
         return;
     }
-    if (!check_type(c, e, OBJ_HASH)) return;
     int distinct = l >= 0;
     uint64_t count = l >= 0 ? (uint64_t)l : (uint64_t)(-l);
     if (count == 0) {
@@ -280,7 +368,9 @@ static void hrandfield_count(struct cmd_ctx *c, long long l, int withvalues) {
     if (distinct && count > hashv_len(e)) count = hashv_len(e);
     reply_array(c, (long long)(withvalues && c->resp == 2 ? count * 2 : count));
     struct hrand_ctx x = {c, withvalues};
-    hashv_random_pairs(e, count, distinct, hrand_visit, &x);
+    struct kv *view = hashv_view(e);
+    hashv_random_pairs(view, count, distinct, hrand_visit, &x);
+    hashv_view_free(e, view);
 }
 
 void cmd_hrandfield(struct cmd_ctx *c) {
@@ -294,15 +384,19 @@ void cmd_hrandfield(struct cmd_ctx *c) {
         hrandfield_count(c, l, withvalues);
         return;
     }
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 0, 0)) return;
+    hash_reclaim(c, &k, &e);
     if (!e) {
         reply_null(c);
         return;
     }
     struct hashv_val f;
-    hashv_random_field(e, &f);
+    struct kv *view = hashv_view(e);
+    hashv_random_field(view, &f);
     reply_bulk(c, f.s, f.len);
+    hashv_view_free(e, view);
 }
 
 /* ---- HSCAN ------------------------------------------------------------------------- */
@@ -357,8 +451,10 @@ static void hscan_lp_visit(void *arg, const char *f, size_t fl, const char *v, s
 void cmd_hscan(struct cmd_ctx *c) {
     uint64_t cursor;
     if (!scan_cursor_or_reply(c, &c->argv[2], &cursor)) return;
+    struct keyref k;
     struct kv *e;
-    if (!hash_lookup_read(c, &e)) return;
+    if (!hash_lookup_read(c, &k, &e, 0, 0)) return;
+    hash_reclaim(c, &k, &e);
     if (!e) {
         reply_empty_scan(c);
         return;
@@ -393,4 +489,442 @@ void cmd_hscan(struct cmd_ctx *c) {
         if (!novalues) reply_bulk(c, x.found[i].v, x.found[i].vl);
     }
     hk_free(x.found);
+}
+
+/* ---- field TTL commands ------------------------------------------------------------ */
+
+/* Redis's HFE_MAX_ABS_TIME_MSEC: the latest deadline a field may have,
+ * (2^48 - 1) / 4 milliseconds. */
+#define HFE_MAX_MS (((1LL << 48) - 1) >> 2)
+
+/* An expire time at a as Redis's parseExpireTime reads it: an integer, not
+ * negative, in seconds (`seconds`) or ms, plus base (now for relative
+ * forms, 0 for the *AT ones), no later than HFE_MAX_MS. Replies the error
+ * and returns 0 when bad. */
+static int hfe_parse_time(struct cmd_ctx *c, const hk_slice *a, int seconds, long long base, long long *out) {
+    long long v;
+    if (!hk_str2ll(a->ptr, a->len, &v)) {
+        reply_error(c, ERR_NOT_INT);
+        return 0;
+    }
+    if (v < 0) {
+        reply_status(c, HK_ERR_EXPIRE_NEGATIVE);
+        return 0;
+    }
+    if (seconds) {
+        if (v > HFE_MAX_MS / 1000) {
+            reply_status(c, HK_ERR_INVALID_EXPIRE);
+            return 0;
+        }
+        v *= 1000;
+    }
+    if (v > HFE_MAX_MS - base) {
+        reply_status(c, HK_ERR_INVALID_EXPIRE);
+        return 0;
+    }
+    *out = v + base;
+    return 1;
+}
+
+/* "FIELDS numfields field..." with FIELDS at argv[at] and the fields
+ * running to the end: the index of the first field, or 0 after replying
+ * Redis's error (`bad_count` for a count that is not a positive integer). */
+static int hfe_parse_fields(struct cmd_ctx *c, int at, int bad_count) {
+    if (at >= c->argc || !arg_is(&c->argv[at], "FIELDS")) {
+        reply_status(c, HK_ERR_FIELDS_MISSING);
+        return 0;
+    }
+    if (at + 1 >= c->argc) {
+        reply_status(c, HK_ERR_NUMFIELDS_ARGS);
+        return 0;
+    }
+    long long n;
+    if (!hk_str2ll(c->argv[at + 1].ptr, c->argv[at + 1].len, &n) || n < 1) {
+        reply_status(c, bad_count);
+        return 0;
+    }
+    if (n != c->argc - at - 2) {
+        reply_status(c, HK_ERR_NUMFIELDS_ARGS);
+        return 0;
+    }
+    return at + 2;
+}
+
+/* A deadline at or before the command's clock deletes the field instead,
+ * except while a journal is applied (its HDEL follows). */
+static inline int hfe_past(const struct cmd_ctx *c, long long when) {
+    return when <= c->now_ms && !(c->flags & CTX_REPLAY);
+}
+
+/* Delete field f of e because its new deadline is past: reported as
+ * "hdel" (once, through kw), propagated as HDEL key f. */
+static void hfe_delete_now(struct cmd_ctx *c, const struct keyref *k, struct kv *e, const hk_slice *f,
+                           struct key_write *kw) {
+    hashv_del(e, f->ptr, f->len, &kw->pc);
+    if (!prop_on(c)) return;
+    prop_begin(c, 3);
+    prop_arg_cstr(c, "HDEL");
+    prop_arg(c, k->key, k->klen);
+    prop_arg_slice(c, f);
+}
+
+/* Per-field answers of the HEXPIRE family, as Redis numbers them. */
+enum { HFE_NO_FIELD = -2, HFE_NO_TTL = -1, HFE_NOT_MET = 0, HFE_SET = 1, HFE_DELETED = 2 };
+enum { HFE_COND_NONE, HFE_COND_NX, HFE_COND_XX, HFE_COND_GT, HFE_COND_LT };
+
+/* HEXPIRE HPEXPIRE HEXPIREAT HPEXPIREAT key time [NX|XX|GT|LT] FIELDS
+ * numfields field...: one code per field. Propagates HPEXPIREAT with the
+ * absolute deadline and only the fields it set, and HDEL for fields a
+ * past deadline deleted. */
+static void hexpire_generic(struct cmd_ctx *c, int relative, int seconds) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_write(c, &k);
+    if (e && !check_type(c, e, OBJ_HASH)) return;
+    long long when;
+    if (!hfe_parse_time(c, &c->argv[2], seconds, relative ? c->now_ms : 0, &when)) return;
+    int cond = HFE_COND_NONE, at = 3;
+    const hk_slice *o = &c->argv[3];
+    if (arg_is(o, "NX")) cond = HFE_COND_NX;
+    else if (arg_is(o, "XX")) cond = HFE_COND_XX;
+    else if (arg_is(o, "GT")) cond = HFE_COND_GT;
+    else if (arg_is(o, "LT")) cond = HFE_COND_LT;
+    if (cond) at++;
+    int first = hfe_parse_fields(c, at, HK_ERR_NUMFIELDS_HFE);
+    if (!first) return;
+    int n = c->argc - first;
+    prop_custom(c);
+    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
+    reply_array(c, n);
+    if (!e) {
+        for (int i = 0; i < n; i++) reply_int(c, HFE_NO_FIELD);
+        return;
+    }
+    int past = hfe_past(c, when);
+    int *set = hk_malloc((size_t)n * sizeof(*set));
+    int nset = 0, deleted = 0;
+    struct key_write kw;
+    key_write_init(&kw, &k, past ? KEV_HDEL : KEV_HEXPIRE, 0);
+    for (int i = first; i < c->argc; i++) {
+        const hk_slice *f = &c->argv[i];
+        if (!hashv_exists(e, f->ptr, f->len)) {
+            reply_int(c, HFE_NO_FIELD);
+            continue;
+        }
+        /* No TTL counts as an infinite one for GT and LT. */
+        long long prev = hashv_ttl(e, f->ptr, f->len);
+        int met = cond == HFE_COND_NONE || (cond == HFE_COND_NX && prev < 0) || (cond == HFE_COND_XX && prev >= 0) ||
+                  (cond == HFE_COND_GT && prev >= 0 && when > prev) || (cond == HFE_COND_LT && (prev < 0 || when < prev));
+        if (!met) {
+            reply_int(c, HFE_NOT_MET);
+            continue;
+        }
+        if (past) {
+            hfe_delete_now(c, &k, e, f, &kw);
+            deleted++;
+            reply_int(c, HFE_DELETED);
+            continue;
+        }
+        pre_change(&kw.pc);
+        hash_set_ttl(&k, e, f, when);
+        set[nset++] = i;
+        reply_int(c, HFE_SET);
+    }
+    if (deleted) hash_settle(c, &k, &e, KEV_DEL);
+    if (nset && prop_on(c)) {
+        prop_begin(c, 5 + (cond ? 1 : 0) + nset);
+        prop_arg_cstr(c, "HPEXPIREAT");
+        prop_arg(c, k.key, k.klen);
+        prop_arg_ll(c, when);
+        if (cond) prop_arg_slice(c, o);
+        prop_arg_cstr(c, "FIELDS");
+        prop_arg_ll(c, nset);
+        for (int j = 0; j < nset; j++) prop_arg_slice(c, &c->argv[set[j]]);
+    }
+    hk_free(set);
+}
+
+void cmd_hexpire(struct cmd_ctx *c) { hexpire_generic(c, 1, 1); }
+void cmd_hpexpire(struct cmd_ctx *c) { hexpire_generic(c, 1, 0); }
+void cmd_hexpireat(struct cmd_ctx *c) { hexpire_generic(c, 0, 1); }
+void cmd_hpexpireat(struct cmd_ctx *c) { hexpire_generic(c, 0, 0); }
+
+/* HTTL HPTTL HEXPIRETIME HPEXPIRETIME key FIELDS numfields field...: per
+ * field the time left (relative) or the deadline, in seconds (rounded up)
+ * or ms; -1 without a TTL, -2 for a field that is absent or past its
+ * deadline. Reads only: nothing is deleted. */
+static void httl_generic(struct cmd_ctx *c, int relative, int seconds) {
+    struct keyref k;
+    int bad;
+    struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 0, &bad);
+    if (bad) return;
+    int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
+    if (!first) return;
+    long long base = relative ? c->now_ms : 0;
+    reply_array(c, c->argc - first);
+    for (int i = first; i < c->argc; i++) {
+        const hk_slice *f = &c->argv[i];
+        if (!e || !hashv_exists(e, f->ptr, f->len)) {
+            reply_int(c, HFE_NO_FIELD);
+            continue;
+        }
+        long long when = hashv_ttl(e, f->ptr, f->len);
+        if (when < 0) reply_int(c, HFE_NO_TTL);
+        else if (when <= c->now_ms && !store_no_expire) reply_int(c, HFE_NO_FIELD);
+        else reply_int(c, seconds ? (when + 999 - base) / 1000 : when - base);
+    }
+}
+
+void cmd_httl(struct cmd_ctx *c) { httl_generic(c, 1, 1); }
+void cmd_hpttl(struct cmd_ctx *c) { httl_generic(c, 1, 0); }
+void cmd_hexpiretime(struct cmd_ctx *c) { httl_generic(c, 0, 1); }
+void cmd_hpexpiretime(struct cmd_ctx *c) { httl_generic(c, 0, 0); }
+
+/* HPERSIST key FIELDS numfields field...: 1 per field whose TTL went, -1
+ * for one without a TTL, -2 for an absent field or one past its deadline
+ * (left for expiry to delete, as Redis does). */
+void cmd_hpersist(struct cmd_ctx *c) {
+    struct keyref k;
+    int bad;
+    struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
+    if (bad) return;
+    int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
+    if (!first) return;
+    reply_array(c, c->argc - first);
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_HPERSIST, 0);
+    for (int i = first; i < c->argc; i++) {
+        const hk_slice *f = &c->argv[i];
+        if (!e || !hashv_exists(e, f->ptr, f->len) ||
+            (!store_no_expire && hashv_field_expired(e, f->ptr, f->len, c->now_ms))) {
+            reply_int(c, HFE_NO_FIELD);
+            continue;
+        }
+        if (hashv_ttl(e, f->ptr, f->len) < 0) {
+            reply_int(c, HFE_NO_TTL);
+            continue;
+        }
+        pre_change(&kw.pc);
+        hashv_persist(e, f->ptr, f->len);
+        reply_int(c, 1);
+    }
+    if (e && kw.pc.fired) hash_trim(&k, e);
+}
+
+/* HGETDEL key FIELDS numfields field...: the values (nil for absent
+ * fields), deleting them; the hash goes with its last field. Propagates
+ * HDEL key field... */
+void cmd_hgetdel(struct cmd_ctx *c) {
+    struct keyref k;
+    int bad;
+    struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
+    if (bad) return;
+    int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
+    if (!first) return;
+    prop_custom(c);
+    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
+    reply_array(c, c->argc - first);
+    struct key_write kw;
+    key_write_init(&kw, &k, KEV_HDEL, 0);
+    int deleted = 0;
+    for (int i = first; i < c->argc; i++) {
+        const hk_slice *f = &c->argv[i];
+        struct hashv_val v;
+        if (!e || !hashv_get(e, f->ptr, f->len, &v)) {
+            reply_null(c);
+            continue;
+        }
+        reply_bulk(c, v.s, v.len);
+        hashv_del(e, f->ptr, f->len, &kw.pc);
+        deleted++;
+    }
+    if (!deleted) return;
+    hash_settle(c, &k, &e, KEV_DEL);
+    if (!prop_on(c)) return;
+    prop_begin(c, 2 + c->argc - first);
+    prop_arg_cstr(c, "HDEL");
+    prop_arg(c, k.key, k.klen);
+    for (int i = first; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+}
+
+/* HGETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST] FIELDS numfields
+ * field...: the values, giving the fields found the new deadline (or
+ * none). Propagates HPEXPIREAT key ms FIELDS ... or HPERSIST key FIELDS
+ * ..., or the HDELs of fields a past deadline deleted. */
+void cmd_hgetex(struct cmd_ctx *c) {
+    struct keyref k;
+    int bad;
+    struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
+    if (bad) return;
+    const hk_slice *o = &c->argv[2];
+    int persist = 0, expiry = 0, at = 2;
+    long long when = 0;
+    if (arg_is(o, "EX") || arg_is(o, "PX") || arg_is(o, "EXAT") || arg_is(o, "PXAT")) {
+        int seconds = arg_is(o, "EX") || arg_is(o, "EXAT");
+        int relative = arg_is(o, "EX") || arg_is(o, "PX");
+        if (!hfe_parse_time(c, &c->argv[3], seconds, relative ? c->now_ms : 0, &when)) return;
+        expiry = 1;
+        at = 4;
+    } else if (arg_is(o, "PERSIST")) {
+        persist = 1;
+        at = 3;
+    }
+    int first = hfe_parse_fields(c, at, HK_ERR_NUMFIELDS);
+    if (!first) return;
+    int n = c->argc - first;
+    prop_custom(c);
+    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
+    reply_array(c, n);
+    if (!e) {
+        for (int i = 0; i < n; i++) reply_null(c);
+        return;
+    }
+    int past = expiry && hfe_past(c, when);
+    struct key_write kw;
+    key_write_init(&kw, &k, past ? KEV_HDEL : persist ? KEV_HPERSIST : KEV_HEXPIRE, 0);
+    int updated = 0, deleted = 0;
+    for (int i = first; i < c->argc; i++) {
+        const hk_slice *f = &c->argv[i];
+        struct hashv_val v;
+        if (!hashv_get(e, f->ptr, f->len, &v)) {
+            reply_null(c);
+            continue;
+        }
+        reply_bulk(c, v.s, v.len);
+        if (past) {
+            hfe_delete_now(c, &k, e, f, &kw);
+            deleted++;
+        } else if (expiry) {
+            pre_change(&kw.pc);
+            hash_set_ttl(&k, e, f, when);
+            updated++;
+        } else if (persist && hashv_ttl(e, f->ptr, f->len) >= 0) {
+            pre_change(&kw.pc);
+            hashv_persist(e, f->ptr, f->len);
+            updated++;
+        }
+    }
+    if (deleted) hash_settle(c, &k, &e, KEV_DEL);
+    else if (persist && updated) hash_trim(&k, e);
+    if (!updated || !prop_on(c)) return;
+    if (persist) {
+        prop_begin(c, 2 + (c->argc - 3));
+        prop_arg_cstr(c, "HPERSIST");
+        prop_arg(c, k.key, k.klen);
+        for (int i = 3; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+        return;
+    }
+    prop_begin(c, 3 + (c->argc - 4));
+    prop_arg_cstr(c, "HPEXPIREAT");
+    prop_arg(c, k.key, k.klen);
+    prop_arg_ll(c, when);
+    for (int i = 4; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+}
+
+#define HSETEX_FNX 1
+#define HSETEX_FXX 2
+#define HSETEX_KEEPTTL 4
+
+/* HSETEX key [FNX|FXX] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL] FIELDS
+ * numfields field value...: 1 when the fields were set, 0 when FNX/FXX
+ * was not met. Without an expiry option or KEEPTTL the fields lose their
+ * TTLs, as with HSET. A relative or second expiry propagates as PXAT. */
+void cmd_hsetex(struct cmd_ctx *c) {
+    int flags = 0, first = 0, tpos = 0, seconds = 0;
+    long long when = 0;
+    for (int i = 2; i < c->argc && !first; i++) {
+        const hk_slice *a = &c->argv[i];
+        if (arg_is(a, "FIELDS")) {
+            if (i >= c->argc - 3) {
+                reply_arity(c);
+                return;
+            }
+            long long n;
+            if (!hk_str2ll(c->argv[i + 1].ptr, c->argv[i + 1].len, &n) || n < 1 || n > INT_MAX) {
+                reply_error(c, "ERR invalid number of fields");
+                return;
+            }
+            int rest = c->argc - i - 2;
+            if (rest % 2 || n != rest / 2) {
+                reply_arity(c);
+                return;
+            }
+            first = i + 2;
+        } else if (arg_is(a, "EX") || arg_is(a, "PX") || arg_is(a, "EXAT") || arg_is(a, "PXAT") ||
+                   arg_is(a, "KEEPTTL")) {
+            if (tpos || (flags & HSETEX_KEEPTTL)) {
+                reply_error(c, "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified");
+                return;
+            }
+            if (arg_is(a, "KEEPTTL")) {
+                flags |= HSETEX_KEEPTTL;
+                continue;
+            }
+            if (i >= c->argc - 1) {
+                reply_error(c, "ERR missing expire time");
+                return;
+            }
+            seconds = arg_is(a, "EX") || arg_is(a, "EXAT");
+            int relative = arg_is(a, "EX") || arg_is(a, "PX");
+            tpos = ++i;
+            if (!hfe_parse_time(c, &c->argv[tpos], seconds, relative ? c->now_ms : 0, &when)) return;
+        } else if (arg_is(a, "FNX") || arg_is(a, "FXX")) {
+            if (flags & (HSETEX_FNX | HSETEX_FXX)) {
+                reply_error(c, "ERR Only one of FXX or FNX arguments can be specified");
+                return;
+            }
+            flags |= arg_is(a, "FNX") ? HSETEX_FNX : HSETEX_FXX;
+        } else {
+            reply_errorf(c, "ERR unknown argument: %.*s", (int)a->len, a->ptr);
+            return;
+        }
+    }
+    if (!first) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    struct keyref k;
+    int bad;
+    struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
+    if (bad) return;
+    prop_custom(c);
+    hash_expire_named(c, &k, &e, first, c->argc - 2, 2);
+    if (flags & (HSETEX_FNX | HSETEX_FXX)) {
+        int found = 0, n = (c->argc - first) / 2;
+        for (int i = first; e && i < c->argc; i += 2) found += hashv_exists(e, c->argv[i].ptr, c->argv[i].len);
+        if (((flags & HSETEX_FNX) && found) || ((flags & HSETEX_FXX) && found != n)) {
+            reply_int(c, 0);
+            return;
+        }
+    }
+    if (e) db_written(&k, KEV_HSET);
+    else e = db_put(&k, hashv_new(k.key, k.klen, -1), KEV_HSET);
+    hash_prepare_pairs(c, e, first, c->argc - 1);
+    int past = tpos && hfe_past(c, when);
+    struct key_write kw;
+    key_write_init(&kw, &k, past ? KEV_HDEL : KEV_HEXPIRE, 0);
+    int keep = tpos || (flags & HSETEX_KEEPTTL);
+    for (int i = first; i < c->argc; i += 2) {
+        const hk_slice *f = &c->argv[i], *v = &c->argv[i + 1];
+        if (keep) hashv_set_keepttl(e, f->ptr, f->len, v->ptr, v->len);
+        else hashv_set(e, f->ptr, f->len, v->ptr, v->len);
+        if (!tpos) continue;
+        if (past) {
+            hfe_delete_now(c, &k, e, f, &kw);
+        } else {
+            pre_change(&kw.pc);
+            hash_set_ttl(&k, e, f, when);
+        }
+    }
+    if (past) hash_settle(c, &k, &e, KEV_DEL);
+    else hash_trim(&k, e);
+    reply_int(c, 1);
+    if (past || !prop_on(c)) return;
+    /* The command as given, with a relative or second expiry as PXAT. */
+    prop_begin(c, c->argc);
+    for (int i = 0; i < c->argc; i++) {
+        if (tpos && i == tpos - 1) prop_arg_cstr(c, "PXAT");
+        else if (tpos && i == tpos) prop_arg_ll(c, when);
+        else prop_arg_slice(c, &c->argv[i]);
+    }
 }

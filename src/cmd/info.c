@@ -10,10 +10,13 @@
  * the server layer (src/server/stats.c); this file only formats them. */
 #include "../core/alloc.h"
 #include "../server/config.h"
+#include "../server/lazyfree.h"
+#include "../server/replid.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
 #include "../server/stats.h"
+#include "../store/hfe.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -43,9 +46,6 @@ static void bytes_human(char *buf, size_t size, unsigned long long n) {
     }
 }
 
-static char replid_buf[41];
-static pthread_once_t replid_once = PTHREAD_ONCE_INIT;
-static void replid_init(void) { hk_random_hex(replid_buf, 40); }
 
 static void sec_server(struct sbuf *b, struct cmd_ctx *c) {
     struct utsname un;
@@ -162,9 +162,12 @@ static void sec_memory(struct sbuf *b) {
             "mem_cluster_links:0\r\n"
             "mem_aof_buffer:0\r\n"
             "mem_allocator:%s\r\n"
-            "active_defrag_running:0\r\n",
+            "active_defrag_running:0\r\n"
+            "lazyfree_pending_objects:%llu\r\n"
+            "lazyfreed_objects:%llu\r\n",
             used, h_used, rss, h_rss, peak, h_peak, peak ? (double)used * 100 / (double)peak : 0.0, sysmem, h_sys,
-            used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name());
+            used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name(),
+            lazyfree_pending(), lazyfree_freed());
 }
 
 static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
@@ -262,7 +265,8 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
 }
 
 static void sec_replication(struct sbuf *b) {
-    pthread_once(&replid_once, replid_init);
+    char replid_buf[REPLID_LEN + 1];
+    replid_get(replid_buf);
     sb_catf(b,
             "# Replication\r\n"
             "role:master\r\n"
@@ -337,7 +341,9 @@ static void sec_keyspace(struct sbuf *b, struct cmd_ctx *c) {
         unsigned long long keys, expires;
         ks_counts(db, locked, &keys, &expires);
         if (!keys) continue;
-        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0\r\n", db, keys, expires);
+        /* subexpiry: hashes with field TTLs, as Redis 8 reports them. */
+        sb_catf(b, "db%d:keys=%llu,expires=%llu,avg_ttl=0,subexpiry=%llu\r\n", db, keys, expires,
+                ks_hfe_count(db, locked));
     }
 }
 

@@ -59,22 +59,23 @@ static int arg_int_or_reply(struct cmd_ctx *c, const hk_slice *a, int *out, cons
 
 /* ---- DEL, UNLINK, EXISTS, TOUCH, TYPE ---------------------------------- */
 
-/* DEL and UNLINK: expired keys count as absent. UNLINK has DEL's semantics;
- * Redis only hands a value to its lazy-free thread when freeing it costs
- * more than 64 allocations, which no string does, so for the types HotKV
- * has today freeing in place is what Redis does too. */
-static void del_generic(struct cmd_ctx *c) {
+/* DEL and UNLINK: expired keys count as absent. Both unlink the key at
+ * once; the value is freed in place unless it is big (more than
+ * LAZYFREE_THRESHOLD allocations) and the command may free lazily, in
+ * which case the lazy free thread gets it: UNLINK always, DEL when
+ * lazyfree-lazy-user-del is on (src/server/lazyfree.h). */
+static void del_generic(struct cmd_ctx *c, int why) {
     long long n = 0;
     for (int i = 1; i < c->argc; i++) {
         struct keyref k;
         key_of(c, i, &k);
-        if (db_delete(&k, c->now_ms, KEV_DEL)) n++;
+        if (db_delete_as(&k, c->now_ms, KEV_DEL, why)) n++;
     }
     reply_int(c, n);
 }
 
-void cmd_del(struct cmd_ctx *c) { del_generic(c); }
-void cmd_unlink(struct cmd_ctx *c) { del_generic(c); }
+void cmd_del(struct cmd_ctx *c) { del_generic(c, DB_FREE_USER_DEL); }
+void cmd_unlink(struct cmd_ctx *c) { del_generic(c, DB_FREE_UNLINK); }
 
 /* EXISTS counts a key once per mention (EXISTS k k -> 2). */
 void cmd_exists(struct cmd_ctx *c) {

@@ -42,7 +42,7 @@ static void reply_elem(struct cmd_ctx *c, const struct ql_cur *cur) {
 
 /* Reply elements [start..end] (valid, start <= end) as an array, walking
  * backwards from end when reverse. */
-static void reply_range(struct cmd_ctx *c, const struct listv *v, unsigned long start, unsigned long end,
+static void reply_range(struct cmd_ctx *c, struct listv *v, unsigned long start, unsigned long end,
                         int reverse) {
     unsigned long n = end - start + 1;
     reply_array(c, (long long)n);
@@ -203,6 +203,7 @@ void cmd_lindex(struct cmd_ctx *c) {
     struct ql_cur cur;
     listv_seek(&v, at, &cur);
     reply_elem(c, &cur);
+    listv_done(&v);
 }
 
 /* LRANGE and LTRIM: "key start end", both integers, parsed before the
@@ -233,6 +234,7 @@ void cmd_lrange(struct cmd_ctx *c) {
         return;
     }
     reply_range(c, &v, (unsigned long)start, (unsigned long)end, 0);
+    listv_done(&v);
 }
 
 /* LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len] */
@@ -296,6 +298,7 @@ void cmd_lpos(struct cmd_ctx *c) {
         if (fwd) ql_cur_next(&cur);
         else ql_cur_prev(&cur);
     }
+    listv_done(&v);
     if (count != -1) reply_fill_array(c, hdr, emitted);
     else if (found >= 0) reply_int(c, found);
     else reply_null(c);

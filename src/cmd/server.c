@@ -6,12 +6,12 @@
 #include "../core/alloc.h"
 #include "../net/net.h"
 #include "../server/config.h"
+#include "../server/lazyfree.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,40 +20,24 @@
 #include <time.h>
 #include <unistd.h>
 
-static void *lazyfree_main(void *arg) {
-    ks_flushed_free(arg);
-    return NULL;
-}
-
-/* Free detached tables now, or on a background thread for ASYNC. */
-static void free_flushed(struct flushed *f, int async) {
-    if (async) {
-        pthread_t t;
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&t, &a, lazyfree_main, f);
-        pthread_attr_destroy(&a);
-        if (rc == 0) return;
-    }
-    ks_flushed_free(f);
-}
-
-/* Parse the optional ASYNC|SYNC argument; -1 after replying an error. */
+/* Parse the optional ASYNC|SYNC argument: 1 for ASYNC, 0 for SYNC, the
+ * lazyfree-lazy-user-flush setting without one; -1 after replying an
+ * error. */
 static int flush_mode(struct cmd_ctx *c) {
-    if (c->argc == 1) return 0;
+    if (c->argc == 1) return CFG(lazyfree_lazy_user_flush) != 0;
     if (c->argc == 2 && arg_is(&c->argv[1], "ASYNC")) return 1;
     if (c->argc == 2 && arg_is(&c->argv[1], "SYNC")) return 0;
     reply_error(c, ERR_SYNTAX);
     return -1;
 }
 
-static void free_sync(void *f) { free_flushed(f, 0); }
-static void free_async(void *f) { free_flushed(f, 1); }
+static void free_sync(void *f) { ks_flushed_free(f); }
+static void free_async(void *f) { lazyfree_flushed(f); }
 
 /* FLUSHALL and FLUSHDB run with every shard locked (CMD_ALL_SHARDS): the
- * tables are detached at once, and freed after the locks are released,
- * here or on a lazy-free thread for ASYNC. */
+ * tables are detached at once, and freed after the locks are released:
+ * here for SYNC (other workers keep serving meanwhile), or by the lazy
+ * free thread for ASYNC, which only queues them (lazyfree.h). */
 static void flush_generic(struct cmd_ctx *c, int db) {
     int async = flush_mode(c);
     if (async < 0) return;

@@ -43,6 +43,11 @@ enum hk_status {
     /* Hashes. */
     HK_ERR_HASH_NOT_INT,
     HK_ERR_HASH_NOT_FLOAT,
+    HK_ERR_FIELDS_MISSING,   /* Mandatory argument FIELDS is missing ... */
+    HK_ERR_NUMFIELDS_ARGS,   /* The `numfields` parameter must match ... */
+    HK_ERR_NUMFIELDS,        /* Number of fields must be a positive integer */
+    HK_ERR_NUMFIELDS_HFE,    /* Parameter `numFields` should be greater than 0 (HEXPIRE family) */
+    HK_ERR_EXPIRE_NEGATIVE,  /* invalid expire time, must be >= 0 */
     /* Sorted sets. */
     HK_ERR_MINMAX_FLOAT,
     HK_ERR_MINMAX_LEX,

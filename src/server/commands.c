@@ -3,8 +3,9 @@
  * The .def files are the only place a command is described. This file
  * turns them into the runtime table: subcommands linked to their
  * containers, ids for the statistics arrays, "parent|child" full names,
- * ACL categories implied by flags (as Redis derives them), and a
- * case-insensitive name index. */
+ * ACL categories implied by flags (as Redis derives them), key specs
+ * (keyspecs.def, or derived from the rows), the COMMAND DOCS rows
+ * (cmddocs.c) and a case-insensitive name index. */
 #include "../cmd/cmds.h"
 #include "../core/alloc.h"
 #include "../core/hash.h"
@@ -12,6 +13,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct command top[] = {
@@ -45,6 +47,12 @@ static struct subdef subs[] = {
 #undef SUB
 };
 
+static const struct keyspec listed_specs[] = {
+#define KSPEC(n, fl, bs, fk, nt) {n, fl, bs, fk, nt},
+#include "../cmd/keyspecs.def"
+#undef KSPEC
+};
+
 #define NTOP (sizeof(top) / sizeof(top[0]))
 #define NSUBS (sizeof(subs) / sizeof(subs[0]))
 #define INDEX_SIZE 1024
@@ -71,6 +79,62 @@ static unsigned char key_kind(const struct command *c) {
     if (!c->getkeys && !c->numkeys_at && c->first > 0 && c->last == c->first) return KEYS_SINGLE;
     if (c->first > 0 || c->numkeys_at || c->getkeys) return KEYS_SPEC;
     return KEYS_NONE;
+}
+
+/* The specs a row's key columns describe: a range from first_key and a
+ * keynum spec at numkeys, both with the row's KS_* flags (or those its
+ * READONLY/WRITE flag implies). A custom finder alone gives one spec that
+ * says the positions are found by code. */
+static void derive_specs(struct command *c) {
+    uint64_t fl = c->flags & KS_MASK;
+    if (!fl) fl = (c->flags & CMD_WRITE) ? KS_RW | KS_UPDATE : KS_RO | KS_ACCESS;
+    struct keyspec *sp = hk_calloc(2, sizeof(*sp));
+    int n = 0;
+    if (c->first > 0) {
+        sp[n] = (struct keyspec){c->fullname, fl, BS_INDEX(c->first),
+                                 FK_RANGE(c->last < 0 ? c->last : c->last - c->first, c->step, 0), NULL};
+        n++;
+    }
+    if (c->numkeys_at > 0) {
+        sp[n] = (struct keyspec){c->fullname, fl, BS_INDEX(c->numkeys_at), FK_KEYNUM(0, 1, 1), NULL};
+        n++;
+    }
+    if (!n && c->getkeys) {
+        sp[n] = (struct keyspec){c->fullname, fl, BS_UNKNOWN, FK_UNKNOWN, NULL};
+        n++;
+    }
+    if (!n) {
+        hk_free(sp);
+        sp = NULL;
+    }
+    c->specs = sp;
+    c->nspecs = n;
+}
+
+/* A command's key specs: its rows of keyspecs.def (they must be adjacent),
+ * else derived from the row. A row's KS_* bits, when it has any, must be
+ * those of its first listed spec, so the two never tell different stories. */
+static void attach_specs(struct command *c) {
+    size_t n = sizeof(listed_specs) / sizeof(listed_specs[0]);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(listed_specs[i].command, c->fullname)) continue;
+        size_t j = i;
+        while (j < n && !strcmp(listed_specs[j].command, c->fullname)) j++;
+        for (size_t k = j; k < n; k++)
+            if (!strcmp(listed_specs[k].command, c->fullname)) {
+                fprintf(stderr, "keyspecs.def: the rows of %s are not adjacent\n", c->fullname);
+                exit(1);
+            }
+        uint64_t row = c->flags & KS_MASK;
+        if (row && row != listed_specs[i].flags) {
+            fprintf(stderr, "keyspecs.def: %s: the row's KS_* flags differ from its first key spec\n", c->fullname);
+            exit(1);
+        }
+        c->specs = &listed_specs[i];
+        c->nspecs = (int)(j - i);
+        return;
+    }
+    derive_specs(c);
 }
 
 static unsigned name_slot(const char *lower, size_t len) { return (unsigned)(hk_hash(lower, len) & (INDEX_SIZE - 1)); }
@@ -108,6 +172,13 @@ void commands_init(void) {
         p->subs = hk_realloc(p->subs, (size_t)(p->nsubs + 1) * sizeof(*p->subs));
         p->subs[p->nsubs++] = sc;
     }
+    for (int i = 0; i < id; i++) {
+        struct command *c = by_id[i];
+        attach_specs(c);
+        /* Redis documents every container's complexity the same way. */
+        if (c->nsubs && !c->proc && !c->complexity) c->complexity = "Depends on subcommand.";
+    }
+    cmddocs_init();
 }
 
 int commands_count(void) { return (int)NTOP; }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct server_config cfg;
@@ -42,7 +43,9 @@ static int check_maxmemory(const char *value, char *err, size_t errsize) {
 static int set_obl(const char *value, char *err, size_t errsize);
 static void get_obl(char *buf, size_t size);
 static int check_save(const char *value, char *err, size_t errsize);
-static int apply_requirepass(void);
+static int apply_requirepass(char *err, size_t errsize);
+static int apply_maxclients(char *err, size_t errsize);
+static int apply_hz(char *err, size_t errsize);
 
 #define INT(n, field, lo, hi, d, fl) {n, NULL, CFG_INT, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
 #define MEM(n, field, lo, hi, d, fl) {n, NULL, CFG_MEM, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
@@ -63,9 +66,11 @@ const struct cfg_entry cfg_table[] = {
     INT("tcp-backlog", tcp_backlog, 0, INT_MAX, "511", CFG_IMMUTABLE),
     INT("timeout", timeout, 0, INT_MAX, "0", 0),
     INT("tcp-keepalive", tcp_keepalive, 0, INT_MAX, "300", 0),
-    INT("maxclients", maxclients, 1, INT_MAX, "10000", 0),
+    {"maxclients", NULL, CFG_INT, 0, &cfg.maxclients, NULL, 1, INT_MAX, "10000", NULL, NULL, NULL, NULL,
+     apply_maxclients},
     INT("databases", databases, 1, INT_MAX, "16", CFG_IMMUTABLE),
-    INT("hz", hz, 1, 500, "10", 0),
+    /* Any value is accepted and clamped to 1..500 on apply, as Redis does. */
+    {"hz", NULL, CFG_INT, 0, &cfg.hz, NULL, 0, INT_MAX, "10", NULL, NULL, NULL, NULL, apply_hz},
     INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
     MEM("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, LLONG_MAX, "512mb", 0),
     MEM("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, LLONG_MAX, "1gb", 0),
@@ -90,13 +95,18 @@ const struct cfg_entry cfg_table[] = {
              "128"),
     TLIM_ROW("zset-max-listpack-value", "zset-max-ziplist-value", CFG_INT, zset_max_listpack_value, 0, LONG_MAX, "64"),
     TLIM_ROW("list-max-listpack-size", "list-max-ziplist-size", CFG_INT, list_max_listpack_size, INT_MIN, INT_MAX, "-2"),
-    /* Only 0 (no compression) until quicklist node compression exists. */
-    TLIM_ROW("list-compress-depth", NULL, CFG_INT, list_compress_depth, 0, 0, "0"),
+    /* Read when a list becomes a quicklist; that list keeps it. */
+    TLIM_ROW("list-compress-depth", NULL, CFG_INT, list_compress_depth, 0, INT_MAX, "0"),
     TLIM_ROW("set-max-intset-entries", NULL, CFG_INT, set_max_intset_entries, 0, LONG_MAX, "512"),
     TLIM_ROW("set-max-listpack-entries", NULL, CFG_INT, set_max_listpack_entries, 0, LONG_MAX, "128"),
     TLIM_ROW("set-max-listpack-value", NULL, CFG_INT, set_max_listpack_value, 0, LONG_MAX, "64"),
     {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
      NULL, NULL},
+    BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "no", 0),
+    BOOL("lazyfree-lazy-expire", lazyfree_lazy_expire, "no", 0),
+    BOOL("lazyfree-lazy-server-del", lazyfree_lazy_server_del, "no", 0),
+    BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "no", 0),
+    BOOL("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, "no", 0),
     {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
@@ -130,7 +140,9 @@ int cfg_parse_memory(const char *s, long long *out) {
     return 1;
 }
 
-static int apply_requirepass(void) {
+static int apply_requirepass(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
     /* Under the lock: another thread's CONFIG SET may be replacing (and
      * freeing) the string, and a mirror computed from an older value must
      * not be stored after a newer one's. */
@@ -138,6 +150,77 @@ static int apply_requirepass(void) {
     atomic_store(&cfg.requirepass_set, cfg.requirepass && cfg.requirepass[0] != '\0');
     pthread_rwlock_unlock(&cfg_lock);
     return 1;
+}
+
+static int apply_hz(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    long long hz = atomic_load(&cfg.hz);
+    if (hz < 1) atomic_store(&cfg.hz, 1);
+    else if (hz > 500) atomic_store(&cfg.hz, 500);
+    return 1;
+}
+
+/* Descriptors kept for listeners, logs and the like besides clients. */
+#define RESERVED_FDS 32
+
+/* Raise RLIMIT_NOFILE so that `clients` connections fit, as far as the
+ * system lets. The answer is Redis's (adjustOpenFilesLimit: the wanted
+ * limit, then 16 less each time it is refused, down to the current one),
+ * found by bisection over those candidates: a limit the system accepts
+ * accepts every lower one, and Redis's walk would take billions of calls
+ * for a huge maxclients. The hard limit is never lowered. Returns the
+ * number of clients the limit now allows, at least `clients` when it was
+ * raised enough. */
+static int try_nofile(rlim_t v, rlim_t hard) {
+    struct rlimit rl = {v, v > hard ? v : hard};
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+static long long open_files_for(long long clients) {
+    struct rlimit rl;
+    rlim_t want = (rlim_t)clients + RESERVED_FDS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return clients; /* nothing known: trust the setting */
+    rlim_t old = rl.rlim_cur, hard = rl.rlim_max;
+    if (old >= want) return clients;
+    if (try_nofile(want, hard)) return clients;
+    /* Candidates want - 16k for k in 1..kmax, all above the old limit. */
+    rlim_t kmax = (want - old - 1) / 16;
+    rlim_t lo = 1, hi = kmax, best = 0;
+    while (lo <= hi) {
+        rlim_t k = lo + (hi - lo) / 2;
+        if (try_nofile(want - 16 * k, hard)) {
+            best = k;
+            if (k == 1) break;
+            hi = k - 1;
+        } else {
+            lo = k + 1;
+        }
+    }
+    if (!best) return old > RESERVED_FDS ? (long long)old - RESERVED_FDS : 1;
+    try_nofile(want - 16 * best, hard); /* the last probe may have been a smaller one */
+    return (long long)(want - 16 * best) - RESERVED_FDS;
+}
+
+/* maxclients: the process must be able to open that many descriptors.
+ * CONFIG SET fails when the system refuses; at start-up the setting is
+ * lowered to what fits, with a warning, as Redis does. */
+static int apply_maxclients(char *err, size_t errsize) {
+    long long want = atomic_load(&cfg.maxclients);
+    long long fits = open_files_for(want);
+    if (fits >= want) return 1;
+    if (fits < 1) fits = 1;
+    if (!server.workers) {
+        hk_log(LL_WARNING,
+               "Current maximum open files allows %lld clients: maxclients has been reduced from %lld to %lld. If "
+               "you need higher maxclients increase 'ulimit -n'.",
+               fits, want, fits);
+        atomic_store(&cfg.maxclients, fits);
+        return 1;
+    }
+    snprintf(err, errsize, "The operating system is not able to handle the specified number of clients, try with %lld",
+             fits);
+    return 0;
 }
 
 static int check_save(const char *value, char *err, size_t errsize) {
@@ -197,6 +280,18 @@ static void get_obl(char *buf, size_t size) {
 }
 
 int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errsize) {
+    if (!cfg_store(e, value, err, errsize)) return 0;
+    if (!e->apply) return 1;
+    err[0] = '\0';
+    return e->apply(err, errsize);
+}
+
+/* Redis's memtoull: digits and an optional unit, no sign. */
+static int parse_memory_value(const char *value, long long *v) {
+    return isdigit((unsigned char)value[0]) && cfg_parse_memory(value, v) && *v >= 0;
+}
+
+int cfg_store(const struct cfg_entry *e, const char *value, char *err, size_t errsize) {
     long long v;
     switch (e->type) {
     case CFG_BOOL:
@@ -212,7 +307,7 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
     case CFG_MEM:
     case CFG_OCTAL: {
         int ok;
-        if (e->type == CFG_MEM) ok = cfg_parse_memory(value, &v);
+        if (e->type == CFG_MEM) ok = parse_memory_value(value, &v);
         else if (e->type == CFG_OCTAL) {
             char *end;
             errno = 0;
@@ -220,7 +315,11 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
             ok = *value && !*end && !errno;
         } else ok = hk_str2ll(value, strlen(value), &v);
         if (!ok) {
-            snprintf(err, errsize, "argument couldn't be parsed into an integer");
+            /* Redis's texts per kind of number. */
+            snprintf(err, errsize, "%s",
+                     e->type == CFG_MEM     ? "argument must be a memory value"
+                     : e->type == CFG_OCTAL ? "argument couldn't be parsed as an octal number"
+                                            : "argument couldn't be parsed into an integer");
             return 0;
         }
         if (v < e->min || v > e->max) {
@@ -251,7 +350,6 @@ int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errs
         *e->sval = hk_strdup(value);
         pthread_rwlock_unlock(&cfg_lock);
         hk_free(old);
-        if (e->apply) e->apply();
         return 1;
     }
     case CFG_SPECIAL:

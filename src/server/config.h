@@ -25,6 +25,10 @@ struct server_config {
     _Atomic long long enable_debug_command; /* CFG_DEBUG_* */
     /* The encoding thresholds live with the types (type_limits, TLIM()). */
     _Atomic long long hll_sparse_max_bytes;
+    /* Lazy freeing (src/server/lazyfree.h): which deletions may free big
+     * values in the background, and FLUSH*'s default mode. */
+    _Atomic long long lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del;
+    _Atomic long long lazyfree_lazy_user_del, lazyfree_lazy_user_flush;
     /* client-output-buffer-limit: per class, hard bytes, soft bytes, soft seconds. */
     _Atomic long long obl[3][3];
     _Atomic int requirepass_set;

@@ -29,12 +29,18 @@ struct cfg_entry {
     int (*check)(const char *value, char *err, size_t errsize);
     void *unused;
     void (*get)(char *buf, size_t size);
-    int (*apply)(void); /* after a string setting changed */
+    /* Run after the value was stored (any type): makes the server act on
+     * it. On failure writes the reason to err (or leaves it empty) and
+     * returns 0; CONFIG SET then restores the old values (config_cmd.c). */
+    int (*apply)(char *err, size_t errsize);
 };
 
 extern const struct cfg_entry cfg_table[];
 const struct cfg_entry *cfg_find(const char *name, size_t len);
-/* Parse and store; on failure writes the reason to err and returns 0. */
+/* Parse and store, without the apply step; on failure writes the reason
+ * to err and returns 0 (the stored value is unchanged). */
+int cfg_store(const struct cfg_entry *e, const char *value, char *err, size_t errsize);
+/* cfg_store, then the row's apply callback. */
 int cfg_set(const struct cfg_entry *e, const char *value, char *err, size_t errsize);
 void cfg_get(const struct cfg_entry *e, char *buf, size_t size);
 int cfg_parse_memory(const char *s, long long *out);

@@ -75,6 +75,7 @@ int client_soft_limit_passed(const struct client *c, long long now_ms) {
 static void reject(struct client *c, struct command *cmd, int st) {
     struct cmd_ctx *x = &c->ctx;
     x->cmd = cmd;
+    c->lastcmd = cmd; /* as Redis: CLIENT LIST names a refused command too */
     reply_status(x, st);
     stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
 }
@@ -89,6 +90,7 @@ int dispatch_command(struct client *c) {
     x->argc = c->argc;
     struct command *cmd = lookup_command(w, c->argv[0].ptr, c->argv[0].len);
     if (!cmd) {
+        c->lastcmd = NULL;
         char msg[1024];
         int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
                            (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
@@ -113,6 +115,7 @@ int dispatch_command(struct client *c) {
         struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
         if (!sub) {
             x->cmd = cmd;
+            c->lastcmd = NULL;
             reply_unknown_subcommand(x);
             stat_add(&w->cmdstats[cmd->id].rejected, 1);
             return DISPATCH_DONE;
@@ -121,6 +124,19 @@ int dispatch_command(struct client *c) {
     }
     if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
         reject(c, cmd, HK_ERR_ARITY);
+        return DISPATCH_DONE;
+    }
+    /* Protected commands (DEBUG) are refused before authentication, in
+     * Redis's order: enable-debug-command yes, or local for loopback and
+     * unix socket clients. */
+    if ((cmd->flags & CMD_PROTECTED) && CFG(enable_debug_command) != CFG_DEBUG_YES &&
+        !(CFG(enable_debug_command) == CFG_DEBUG_LOCAL && (c->flags & CLIENT_LOCAL))) {
+        x->cmd = cmd;
+        c->lastcmd = cmd;
+        reply_error(x, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+                       "can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        stat_add(&w->cmdstats[cmd->id].rejected, 1);
         return DISPATCH_DONE;
     }
     if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
@@ -133,7 +149,6 @@ int dispatch_command(struct client *c) {
     c->cmd = cmd;
     long long dt = exec_command(x);
     c->lastcmd = cmd;
-    c->tot_cmds++;
     /* A command that blocked is counted once, when it is served, times
      * out or is unblocked (blocking.c), as Redis does. */
     if (!(c->flags & CLIENT_BLOCKED)) client_count_call(c, cmd, dt);

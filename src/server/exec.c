@@ -6,6 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "../store/hfe.h"
 #include "creply.h"
 #include "journal.h"
 #include "server.h"
@@ -15,10 +16,12 @@
 /* ---- contexts ------------------------------------------------------- */
 
 static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev);
+static void ctx_on_field_expired(struct db_sink *sink, const struct keyref *k, const char *f, size_t fl);
 
 void ctx_init(struct cmd_ctx *c) {
     memset(c, 0, sizeof(*c));
     c->sink.on_event = ctx_on_write;
+    c->sink.on_field_expired = ctx_on_field_expired;
     c->keys = c->keys_inl;
     c->kpos = c->kpos_inl;
     c->kcap = CTX_KEYS_INLINE;
@@ -199,6 +202,17 @@ static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev) {
         prop_bulk(c->prop, "DEL", 3);
         prop_bulk(c->prop, k->key, k->klen);
     }
+}
+
+/* A hash field that reached its deadline propagates as HDEL of its own,
+ * ahead of the command that met it (or alone, from the active cycle). */
+static void ctx_on_field_expired(struct db_sink *sink, const struct keyref *k, const char *f, size_t fl) {
+    struct cmd_ctx *c = (struct cmd_ctx *)sink;
+    if ((c->flags & (CTX_JOURNAL | CTX_REPLAY)) != CTX_JOURNAL) return;
+    prop_start(c->prop, k->db, 3);
+    prop_bulk(c->prop, "HDEL", 4);
+    prop_bulk(c->prop, k->key, k->klen);
+    prop_bulk(c->prop, f, fl);
 }
 
 /* After the handler: the default propagation, then the journal append
@@ -453,6 +467,7 @@ unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsi
     struct db_sink *saved = db_sink;
     db_sink = &c->sink;
     unsigned n = shard_active_expire(s, now_ms, budget);
+    n += shard_active_expire_fields(s, now_ms, budget);
     db_sink = saved;
     if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
     shard_unlock(s);

@@ -200,8 +200,9 @@ int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *
 int exec_lock_all_shards(struct cmd_ctx *c);
 
 /* Active expiry of shard s on worker w's cron: locks the shard, expires
- * up to `budget` entries' worth, journals their DELs, unlocks. Returns
- * the number of keys expired. */
+ * up to `budget` entries' worth of keys and as many hash fields, journals
+ * their DELs and HDELs, unlocks. Returns the number of keys and fields
+ * expired. */
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget);
 
 /* ---- propagation ---------------------------------------------------- */

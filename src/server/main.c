@@ -10,6 +10,7 @@
 #include "blocking.h"
 #include "config.h"
 #include "journal.h"
+#include "lazyfree.h"
 #include "server.h"
 
 #include <signal.h>
@@ -118,6 +119,7 @@ int main(int argc, char **argv) {
     hk_log(LL_NOTICE, "HotKV %s (Redis %s compatible) starting, pid=%d, %d worker thread%s, %u shards, %s %s",
            HOTKV_VERSION, HK_REDIS_COMPAT_VERSION, (int)getpid(), threads, threads == 1 ? "" : "s", shards,
            un.sysname, un.machine);
+    lazyfree_start();
     workers_start();
     write_pidfile();
     hk_log(LL_NOTICE, "Ready to accept connections on port %lld", CFG(port));
@@ -134,6 +136,7 @@ int main(int argc, char **argv) {
     hk_log(LL_WARNING, "User requested shutdown...");
     workers_stop();
     workers_join();
+    lazyfree_stop();
     remove_pidfile();
     if (server.unix_fd > 0) {
         char *us = cfg_get_string(&cfg.unixsocket);

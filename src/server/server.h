@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define HOTKV_VERSION "0.1.0"
-#define HK_REDIS_COMPAT_VERSION "7.2.4"
+#define HK_REDIS_COMPAT_VERSION "8.0.0"
 #define HK_MAX_THREADS 256
 #define HK_MAX_BIND 16
 
@@ -124,6 +124,68 @@ struct worker;
 #define ACL_TRANSACTION (1ULL << 19)
 #define ACL_SCRIPTING (1ULL << 20)
 
+/* One key spec (Redis's begin_search / find_keys pair): where the search
+ * for keys starts (an argv index, or the argument after a keyword looked
+ * for from `startfrom`), then which keys follow (a range, or a count read
+ * from the arguments). COMMAND INFO reports them, COMMAND GETKEYS and
+ * GETKEYSANDFLAGS follow them; the execution core locks by the row's key
+ * range and finder instead (exec.c). */
+enum { KSB_INDEX = 1, KSB_KEYWORD, KSB_UNKNOWN };
+enum { KSF_RANGE = 1, KSF_KEYNUM, KSF_UNKNOWN };
+struct keyspec {
+    const char *command; /* full name, "lmove" or "object|freq" */
+    uint64_t flags;      /* KS_* */
+    unsigned char bs;    /* KSB_* */
+    int bs_pos;          /* index, or keyword's startfrom (<0: from the end) */
+    const char *keyword;
+    unsigned char fk;    /* KSF_* */
+    /* Range: lastkey (<0: from the end), keystep, limit. Keynum: keynumidx,
+     * firstkey, keystep (relative to the begin_search position). */
+    int fk_a, fk_b, fk_c;
+    const char *notes;
+};
+/* The rows of src/cmd/keyspecs.def. */
+#define BS_INDEX(i) KSB_INDEX, i, NULL
+#define BS_KEYWORD(kw, from) KSB_KEYWORD, from, kw
+#define BS_UNKNOWN KSB_UNKNOWN, 0, NULL
+#define FK_RANGE(last, step, limit) KSF_RANGE, last, step, limit
+#define FK_KEYNUM(idx, first, step) KSF_KEYNUM, idx, first, step
+#define FK_UNKNOWN KSF_UNKNOWN, 0, 0, 0
+
+/* COMMAND DOCS: the rows of src/cmd/cmddocs.def, their argument lists
+ * parsed into trees at start-up (cmddocs.c) and read-only afterwards. */
+#define DOC_DEPRECATED (1u << 0)
+#define DOC_SYSCMD (1u << 1)
+#define ARGF_OPTIONAL (1u << 0)
+#define ARGF_MULTIPLE (1u << 1)
+#define ARGF_MULTIPLE_TOKEN (1u << 2)
+struct cmdarg {
+    const char *name, *type, *token, *since, *deprecated_since;
+    const char *display; /* display_text; NULL: the name */
+    int key_spec_index;  /* -1: not a key */
+    unsigned flags;      /* ARGF_* */
+    int is_container;    /* oneof or block: subs, no display_text */
+    struct cmdarg *subs;
+    int nsubs;
+};
+struct cmdhist {
+    const char *version, *text;
+};
+struct cmddoc {
+    const char *name;
+    unsigned flags; /* DOC_* */
+    const char *deprecated_since, *replaced_by;
+    const char *history_src, *args_src; /* as written in cmddocs.def */
+    /* Parsed from the two above. */
+    struct cmdhist *history;
+    int nhistory;
+    struct cmdarg *args;
+    int nargs;
+};
+/* Parse every row of cmddocs.def and attach it to its command; exits with
+ * a message when a row does not parse or a command has no row. */
+void cmddocs_init(void);
+
 typedef void (*cmd_proc)(struct cmd_ctx *c);
 /* Custom key finder: from argv alone, fills keys[] with argv indexes,
  * returns the count (at most max), or -1 when the arguments are malformed. */
@@ -141,7 +203,6 @@ struct command {
     cmd_getkeys getkeys;
     uint64_t acl;
     const char *summary, *since, *group, *complexity;
-    const char *args;     /* argument spec for COMMAND DOCS, see commands.c */
     /* Filled at start-up. */
     struct command *parent;
     struct command **subs;
@@ -151,6 +212,11 @@ struct command {
      * how exec_command locks. */
     unsigned char key_kind;
     char fullname[48];    /* "config|get" */
+    /* Key specs: the rows of keyspecs.def naming this command, or one or
+     * two derived from the key range and numkeys columns. */
+    const struct keyspec *specs;
+    int nspecs;
+    const struct cmddoc *doc; /* never NULL once commands_init returns */
 };
 
 /* struct command.key_kind */
@@ -232,6 +298,7 @@ struct worker {
     stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
+    long long rbuf_peak_reset_ms; /* clients_cron: last reset of the clients' rbuf_peak */
     unsigned expire_cursor_shard;
     struct cmd_ctx sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
@@ -272,6 +339,7 @@ struct worker {
 #define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
 #define CLIENT_REPLICA (1u << 17)     /* a replica connection (output limits of the replica class) */
 #define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
+#define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
 
 struct client {
     uint64_t id;
@@ -305,6 +373,9 @@ struct client {
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
     long long tot_net_in, tot_net_out, tot_cmds;
+    /* Most bytes the head output block held when a write began, since the
+     * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
+    size_t rbuf_peak;
 };
 
 /* ---- the server -------------------------------------------------------- */
@@ -399,9 +470,12 @@ static inline void client_check_output_limits(struct client *c) {
 }
 /* The soft limit has been exceeded for longer than its seconds. */
 int client_soft_limit_passed(const struct client *c, long long now_ms);
-/* Count a finished command (calls, time, failures) for INFO. */
+/* Count a finished command (calls, time, failures) for INFO, and in the
+ * connection's tot-cmds (CLIENT LIST): a blocked command counts once, when
+ * it answers. */
 static inline void client_count_call(struct client *c, const struct command *cmd, long long nsec) {
     struct cmdstat *st = &c->w->cmdstats[cmd->id];
+    c->tot_cmds++;
     stat_add(&st->calls, 1);
     stat_add(&st->nsec, (unsigned long long)nsec);
     if (c->ctx.errors) stat_add(&st->failed, 1);

@@ -7,6 +7,7 @@
 #include "../core/alloc.h"
 #include "../core/util.h"
 #include "creply.h"
+#include "lazyfree.h"
 #include "server.h"
 
 #include <string.h>
@@ -117,6 +118,7 @@ void stats_reset_global(void) {
         for (int i = 0; i < INST_SAMPLES; i++) atomic_store_explicit(&inst_samples[m][i], 0, memory_order_relaxed);
     atomic_store(&peak_memory, hk_used_memory());
     atomic_store(&server.stat_reset_ms, hk_mstime());
+    lazyfree_reset_stats();
 }
 
 /* ---- sums over workers ------------------------------------------------------ */

@@ -205,6 +205,7 @@ static void update_events(struct client *c) {
 /* Write what is pending. Returns -1 when the client must be closed. */
 static int client_write(struct client *c) {
     struct iovec iov[64];
+    if (c->out.head && c->out.head->len > c->rbuf_peak) c->rbuf_peak = c->out.head->len;
     while (c->out.pending) {
         int n = ob_iov(&c->out, iov, 64);
         if (n == 0) break;
@@ -364,6 +365,7 @@ static void accept_one(struct worker *w, int lfd, int unix_sock) {
         }
         if (!unix_sock) net_tcp_options(fd, (int)CFG(tcp_keepalive));
         struct client *c = client_new(w, fd, addr, unix_sock);
+        if (local || unix_sock) c->flags |= CLIENT_LOCAL;
         if (ev_add(w->epfd, fd, EPOLLIN, c) < 0) {
             client_free(c);
             continue;
@@ -382,10 +384,14 @@ struct client *worker_find_client(struct worker *w, uint64_t id) {
 
 static void clients_cron(struct worker *w) {
     long long timeout_ms = CFG(timeout) * 1000;
+    /* The reply-buffer peak covers the last 5 seconds, as Redis's does. */
+    int reset_peak = w->now_ms - w->rbuf_peak_reset_ms >= 5000;
+    if (reset_peak) w->rbuf_peak_reset_ms = w->now_ms;
     struct client *c = w->clients;
     while (c) {
         struct client *next = c->next;
         int kill = 0;
+        if (reset_peak) c->rbuf_peak = c->out.head ? c->out.head->len : 0;
         if (timeout_ms && !client_is_waiting(c) && w->now_ms - c->last_ms > timeout_ms) {
             hk_log(LL_VERBOSE, "Closing idle client");
             kill = 1;

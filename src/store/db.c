@@ -2,6 +2,7 @@
 #include "db.h"
 
 #include "../core/alloc.h"
+#include "hfe.h"
 #include "lockset.h"
 #include "watch.h"
 #include "../core/hash.h"
@@ -18,6 +19,13 @@ _Thread_local struct db_sink *db_sink;
 _Thread_local int store_touch = 1;
 _Thread_local int store_no_expire;
 _Thread_local long long store_now_ms;
+
+int (*db_free_hook)(struct kv *e, int why);
+
+void db_free_entry(struct kv *e, int why) {
+    if (why != DB_FREE_SYNC && db_free_hook && db_free_hook(e, why)) return;
+    kv_free(e);
+}
 
 long long kv_idle_ms(const struct kv *e, long long now_ms) {
     uint32_t now = lru_clock(now_ms), then = kv_clock(e);
@@ -144,6 +152,7 @@ static void unlink_entry(const struct keyref *k, struct hnode **link) {
     struct kv *e = (struct kv *)*link;
     struct shard *s = &ks.shards[k->shard];
     if (kv_has_expire(e)) s->nexpires[k->db]--;
+    if (kv_hfe(e)) hfe_untrack(k);
     ht_unlink(&s->tables[k->db], link);
 }
 
@@ -153,7 +162,7 @@ void db_written(const struct keyref *k, int ev) {
     struct shard *s = &ks.shards[k->shard];
     if (s->wkeys) wk_touch(s, k, kev_info[ev].ready);
     struct db_sink *sink = db_sink;
-    if (ev != KEV_EXPIRED && ev != KEV_EVICTED) {
+    if (ev < KEV_EXPIRED || ev > KEV_DEL_EMPTIED) {
         SINK(dirty, 1);
         if (!sink) return;
         sink->dirty++;
@@ -184,7 +193,7 @@ struct kv *db_find(const struct keyref *k, long long now_ms) {
         db_written(k, KEV_EXPIRED);
         link = find_link(k);
         unlink_entry(k, link);
-        kv_free(e);
+        db_free_entry(e, DB_FREE_EXPIRE);
         SINK(expired, 1);
         return NULL;
     }
@@ -262,13 +271,15 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
     if (link) {
         struct kv *old = (struct kv *)*link;
         if (kv_has_expire(old)) s->nexpires[k->db]--;
+        if (kv_hfe(old) && !kv_hfe(e)) hfe_untrack(k);
         e->node.next = old->node.next;
         *link = &e->node;
-        kv_free(old);
+        db_free_entry(old, DB_FREE_SERVER_DEL);
     } else {
         ht_insert(t, &e->node, k->hash, kv_rehash, NULL);
     }
     if (kv_has_expire(e)) s->nexpires[k->db]++;
+    if (kv_hfe(e)) hfe_track(k);
     return e;
 }
 
@@ -297,11 +308,15 @@ struct kv *db_take(const struct keyref *k, long long now_ms, int ev) {
     return e;
 }
 
-int db_delete(const struct keyref *k, long long now_ms, int ev) {
+int db_delete_as(const struct keyref *k, long long now_ms, int ev, int why) {
     struct kv *e = db_take(k, now_ms, ev);
     if (!e) return 0;
-    kv_free(e);
+    db_free_entry(e, why);
     return 1;
+}
+
+int db_delete(const struct keyref *k, long long now_ms, int ev) {
+    return db_delete_as(k, now_ms, ev, DB_FREE_SERVER_DEL);
 }
 
 struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms, int ev) {
@@ -374,6 +389,7 @@ struct flushed *ks_flush(int db) {
             if (s->tables[d].count || s->tables[d].buckets) f->tables[f->n++] = s->tables[d];
             ht_init(&s->tables[d]);
             s->nexpires[d] = 0;
+            hfe_flush_db(s, d);
         }
     }
     return f;
@@ -382,6 +398,12 @@ struct flushed *ks_flush(int db) {
 static void free_entry(struct hnode *n, void *ctx) {
     (void)ctx;
     kv_free((struct kv *)n);
+}
+
+unsigned long long ks_flushed_keys(const struct flushed *f) {
+    unsigned long long n = 0;
+    for (size_t i = 0; i < f->n; i++) n += f->tables[i].count;
+    return n;
 }
 
 void ks_flushed_free(struct flushed *f) {
@@ -411,6 +433,7 @@ void ks_swapdb(int a, int b) {
         uint64_t n = s->nexpires[a];
         s->nexpires[a] = s->nexpires[b];
         s->nexpires[b] = n;
+        hfe_swapdb(s, a, b);
     }
 }
 
@@ -447,7 +470,8 @@ static int reap_expired(struct hnode *n, void *ctx) {
     struct keyref k = {.db = rc->db, .shard = rc->shard, .key = kv_key(e), .klen = kv_keylen(e)};
     k.hash = hk_hash(k.key, k.klen);
     db_written(&k, KEV_EXPIRED);
-    kv_free(e);
+    if (kv_hfe(e)) hfe_untrack(&k);
+    db_free_entry(e, DB_FREE_EXPIRE);
     rc->expired++;
     return 1;
 }

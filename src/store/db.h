@@ -42,6 +42,9 @@ struct shard {
     uint64_t jseq;
     /* Keys watched or waited on in this shard (watch.h); NULL when none. */
     struct htable *wkeys;
+    /* Hashes with field TTLs in this shard, per database, and the active
+     * field-expiry progress (hfe.h); NULL until the first such hash. */
+    struct hfe_shard *hfe;
 } __attribute__((aligned(64)));
 
 struct keyspace {
@@ -109,6 +112,10 @@ struct db_sink {
     unsigned long long dirty;
     void (*on_event)(struct db_sink *sink, const struct keyref *k, int ev);
     int each;
+    /* A field of hash k reached its deadline and is about to be deleted
+     * (lazily or by the active cycle; hfe.h): propagation makes it an
+     * HDEL. NULL: nobody listens. */
+    void (*on_field_expired)(struct db_sink *sink, const struct keyref *k, const char *f, size_t fl);
 };
 extern _Thread_local struct db_sink *db_sink;
 
@@ -130,6 +137,25 @@ extern _Thread_local int store_no_expire;
 /* Clock of the running command, for stamping new entries. */
 extern _Thread_local long long store_now_ms;
 
+/* Freeing. Every entry the store removes is freed through db_free_entry
+ * with the reason it goes; the server's lazy-free policy
+ * (src/server/lazyfree.h) installs db_free_hook once before any worker
+ * runs, and decides from the reason's lazyfree-lazy-* setting and the
+ * value's kv_free_effort whether a background thread frees it. The entry
+ * must already be unreachable (unlinked from its table). */
+enum {
+    DB_FREE_SYNC = 0,   /* always here and now */
+    DB_FREE_UNLINK,     /* UNLINK: in the background when big */
+    DB_FREE_USER_DEL,   /* DEL: lazyfree-lazy-user-del */
+    DB_FREE_SERVER_DEL, /* a delete or overwrite as a command's side effect: lazyfree-lazy-server-del */
+    DB_FREE_EXPIRE,     /* lazy and active expiry: lazyfree-lazy-expire */
+    DB_FREE_EVICT,      /* eviction (none yet): lazyfree-lazy-eviction */
+};
+/* Returns 1 when it took e (to free it later), 0 to have the caller free
+ * it now. NULL: everything is freed in place. */
+extern int (*db_free_hook)(struct kv *e, int why);
+void db_free_entry(struct kv *e, int why);
+
 /* Find a live key; deletes it first if expired (lazy expiry, KEV_EXPIRED). */
 struct kv *db_find(const struct keyref *k, long long now_ms);
 /* Same, counting a keyspace hit or miss. */
@@ -148,6 +174,9 @@ struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long
  * reports KEV_DEL after its own event). Returns 1 if it existed (expired
  * keys count as absent). */
 int db_delete(const struct keyref *k, long long now_ms, int ev);
+/* db_delete freeing the value for reason `why` (DB_FREE_*): DEL and
+ * UNLINK; db_delete itself frees as a server-side delete. */
+int db_delete_as(const struct keyref *k, long long now_ms, int ev, int why);
 /* Detach the entry without freeing it (RENAME, MOVE), reporting `ev`. */
 struct kv *db_take(const struct keyref *k, long long now_ms, int ev);
 /* Set or clear (-1) the expiry of entry e of key k, reporting `ev`
@@ -179,6 +208,8 @@ void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long 
 struct flushed;
 struct flushed *ks_flush(int db);
 void ks_flushed_free(struct flushed *f);
+/* Keys held by the detached tables (lazyfree counts them). */
+unsigned long long ks_flushed_keys(const struct flushed *f);
 /* Swap databases a and b, every shard locked by the caller: one write
  * (KEV_SWAPDB, also when a == b, which changes nothing else); watched keys
  * present in either are signaled, blocked clients of both are woken. */

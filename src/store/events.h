@@ -26,7 +26,11 @@
 #define KEVC_NONE 0
 
 /* X(id, name, class, ready): `ready` is 1 when the key may hold a value
- * after the change, so clients blocked on it are worth waking. */
+ * after the change, so clients blocked on it are worth waking.
+ * KEV_EXPIRED through KEV_DEL_EMPTIED are not writes of the command that
+ * meets them (db_written counts none of them dirty): a key or hash field
+ * reaching its deadline, an eviction, and the "del" of a hash whose last
+ * field expired; keep them adjacent. */
 #define KEV_LIST(X)                                                                                              \
     X(KEV_NONE, NULL, KEVC_NONE, 0)                                                                              \
     X(KEV_SET, "set", KEVC_STRING, 1)                                                                            \
@@ -42,6 +46,8 @@
     X(KEV_PERSIST, "persist", KEVC_GENERIC, 1)                                                                   \
     X(KEV_EXPIRED, "expired", KEVC_EXPIRED, 0)                                                                   \
     X(KEV_EVICTED, "evicted", KEVC_EVICTED, 0)                                                                   \
+    X(KEV_HEXPIRED, "hexpired", KEVC_HASH, 0)                                                                    \
+    X(KEV_DEL_EMPTIED, "del", KEVC_GENERIC, 0)                                                                   \
     X(KEV_RENAME_FROM, "rename_from", KEVC_GENERIC, 0)                                                           \
     X(KEV_RENAME_TO, "rename_to", KEVC_GENERIC, 1)                                                               \
     X(KEV_MOVE_FROM, "move_from", KEVC_GENERIC, 0)                                                               \
@@ -60,6 +66,8 @@
     X(KEV_HINCRBY, "hincrby", KEVC_HASH, 1)                                                                      \
     X(KEV_HINCRBYFLOAT, "hincrbyfloat", KEVC_HASH, 1)                                                            \
     X(KEV_HDEL, "hdel", KEVC_HASH, 1)                                                                            \
+    X(KEV_HEXPIRE, "hexpire", KEVC_HASH, 1)                                                                      \
+    X(KEV_HPERSIST, "hpersist", KEVC_HASH, 1)                                                                    \
     X(KEV_SADD, "sadd", KEVC_SET, 1)                                                                             \
     X(KEV_SREM, "srem", KEVC_SET, 1)                                                                             \
     X(KEV_SPOP, "spop", KEVC_SET, 1)                                                                             \

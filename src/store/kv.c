@@ -4,7 +4,11 @@
 #include "../core/alloc.h"
 #include "../core/util.h"
 #include "../types/digest.h"
+#include "../types/hash.h"
+#include "../types/list.h"
+#include "../types/set.h"
 #include "../types/types.h"
+#include "../types/zset.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -165,6 +169,25 @@ void kv_free(struct kv *e) {
     hk_free(e);
 }
 
+size_t kv_free_effort(const struct kv *e) {
+    switch (kv_type(e)) {
+    case OBJ_LIST:
+        if (kv_enc(e) == ENC_QUICKLIST) return ((const struct qlist *)kv_ptr(e))->len;
+        return 1;
+    case OBJ_SET: {
+        struct setv o = setv_of(e);
+        return o.enc == ENC_HT ? (size_t)setv_size(&o) : 1;
+    }
+    case OBJ_ZSET: return kv_enc(e) == ENC_SKIPLIST ? (size_t)zs_len(e) : 1;
+    case OBJ_HASH: {
+        /* A hash with field TTLs also frees one deadline per such field. */
+        size_t n = kv_enc(e) == ENC_HT || kv_enc(e) == ENC_HT_EX ? (size_t)hashv_len(e) : 1;
+        return n + (size_t)hashv_ttl_count(e);
+    }
+    default: return 1;
+    }
+}
+
 void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len) {
     switch (kv_enc(e)) {
     case ENC_INT: {
@@ -227,6 +250,8 @@ const char *obj_enc_name(int enc) {
     case ENC_QUICKLIST: return "quicklist";
     case ENC_STREAM: return "stream";
     case ENC_LISTPACK: return "listpack";
+    case ENC_LISTPACK_EX: return "listpackex";
+    case ENC_HT_EX: return "hashtable";
     default: return "unknown";
     }
 }

@@ -33,7 +33,12 @@ enum {
     ENC_EMBSTR = 8,
     ENC_QUICKLIST = 9,
     ENC_STREAM = 10,
-    ENC_LISTPACK = 11
+    ENC_LISTPACK = 11,
+    /* A hash with at least one field TTL (src/types/hash.h): a listpack
+     * (Redis's "listpackex") or a table ("hashtable"), with the TTLs in a
+     * side table that plain hashes do not have. ENC_HT_EX is HotKV's. */
+    ENC_LISTPACK_EX = 12,
+    ENC_HT_EX = 13
 };
 
 #define KV_EMBSTR_MAX 44
@@ -64,6 +69,8 @@ static inline uint32_t kv_clock(const struct kv *e) { return e->meta & 0xffffff;
 static inline void kv_set_clock(struct kv *e, uint32_t clk) { e->meta = (e->meta & 0xff000000u) | (clk & 0xffffff); }
 static inline void kv_set_enc(struct kv *e, int enc) { e->meta = (e->meta & 0x0fffffffu) | ((uint32_t)enc << 28); }
 static inline int kv_has_expire(const struct kv *e) { return e->flags & KV_F_EXPIRE; }
+/* A hash whose fields carry TTLs (one compare: only hashes use 12-13). */
+static inline int kv_hfe(const struct kv *e) { return (unsigned)kv_enc(e) - ENC_LISTPACK_EX < 2u; }
 static inline long long kv_expire(const struct kv *e) {
     long long v = -1;
     if (e->flags & KV_F_EXPIRE) memcpy(&v, e->data, 8);
@@ -111,6 +118,11 @@ struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire)
 struct kv *kv_with_expire(struct kv *e, long long expire);
 /* Free the entry and its value. */
 void kv_free(struct kv *e);
+/* What freeing e's value costs, in allocations as Redis counts them
+ * (lazyfreeGetFreeEffort): the nodes of a quicklist, the members of a
+ * hash-table set or hash and of a skiplist sorted set; 1 for everything
+ * that is one allocation (strings, listpacks, intsets). Constant time. */
+size_t kv_free_effort(const struct kv *e);
 /* Free the entry only (its value was moved elsewhere). */
 void kv_free_shell(struct kv *e);
 /* Size in bytes of the value area for e. */

@@ -11,7 +11,17 @@
  * report every change through db_written() before calling a function that
  * edits the value. Functions that change a hash may replace its value
  * pointer and encoding, never the entry itself, so a caller's struct kv
- * pointer stays valid. */
+ * pointer stays valid.
+ *
+ * Field TTLs. A hash with at least one field deadline keeps its listpack
+ * or table as it is and gains a side table of deadlines by field (the
+ * encodings ENC_LISTPACK_EX, reported "listpackex" as Redis does, and
+ * ENC_HT_EX, reported "hashtable"); a hash without deadlines has no such
+ * table, so it costs nothing more than before. The side table goes when
+ * its last deadline does (hashv_ttl_trim). Deadlines are unix ms. The
+ * functions below keep fields whose deadline passed: deleting them
+ * (lazily or actively) is the caller's, which reports each one first
+ * (hfe.h). */
 #ifndef HK_TYPES_HASH_H
 #define HK_TYPES_HASH_H
 
@@ -65,8 +75,11 @@ int hashv_exists(const struct kv *e, const char *f, size_t fl);
 /* Set field f to v: HASHV_CREATED for a new field, HASHV_UPDATED when an
  * existing value was replaced. Converts to a hash table first when f or v
  * is too long for the listpack, and after adding when the field count
- * passes the limit. Every hashv_val taken before is invalid afterwards. */
+ * passes the limit. Every hashv_val taken before is invalid afterwards.
+ * The field loses its TTL, as with HSET. */
 int hashv_set(struct kv *e, const char *f, size_t fl, const char *v, size_t vl);
+/* The same keeping the field's TTL (HINCRBY, HSETEX KEEPTTL). */
+int hashv_set_keepttl(struct kv *e, const char *f, size_t fl, const char *v, size_t vl);
 /* Delete field f; 1 when it existed, calling pre_change(pc) first. The
  * caller deletes the key once the hash is empty and calls hashv_shrink
  * after a batch of deletions. */
@@ -103,5 +116,41 @@ int hashv_incrby_result(const struct kv *e, const char *f, size_t fl, long long 
  * HK_ERR_HASH_NOT_FLOAT when the stored value is not a number,
  * HK_ERR_NAN_INF when the sum is not finite. */
 int hashv_incrbyfloat_result(const struct kv *e, const char *f, size_t fl, long double incr, long double *out);
+
+/* ---- field TTLs ---- */
+
+/* Called with a field's bytes, valid during the call only. */
+typedef void (*hashv_field_fn)(void *ctx, const char *f, size_t fl);
+
+/* 1 when some field has a deadline (the encoding is one of the _EX). */
+int hashv_has_ttl(const struct kv *e);
+/* Number of fields with a deadline. */
+uint64_t hashv_ttl_count(const struct kv *e);
+/* Field f's deadline, -1 when it has none (or is absent). */
+long long hashv_ttl(const struct kv *e, const char *f, size_t fl);
+/* 1 when f has a deadline at or before now_ms. */
+int hashv_field_expired(const struct kv *e, const char *f, size_t fl, long long now_ms);
+/* Give existing field f the deadline `when`, attaching the side table
+ * when it is the hash's first. */
+void hashv_set_ttl(struct kv *e, const char *f, size_t fl, long long when);
+/* Remove f's deadline: 1 when it had one. The side table stays until
+ * hashv_ttl_trim. */
+int hashv_persist(struct kv *e, const char *f, size_t fl);
+/* The earliest deadline of e (LLONG_MAX: none), in constant time. */
+long long hashv_next_expire(const struct kv *e);
+/* Delete up to `max` fields whose deadline is at or before now_ms, the
+ * earliest first, calling fn (when not NULL) with each just before it
+ * goes; returns how many. O(log n) per field, nothing for fields not due.
+ * The caller deletes the key once the hash is empty. */
+unsigned hashv_expire_due(struct kv *e, long long now_ms, unsigned max, hashv_field_fn fn, void *ctx);
+/* Drop the side table once no field has a deadline (the encoding goes
+ * back to plain listpack or hashtable): 1 when it did. */
+int hashv_ttl_trim(struct kv *e);
+/* The hash as a plain one for code that reads the encodings directly
+ * (the random samplers above): e itself when it has no TTLs, else a new
+ * entry sharing e's listpack or table, valid until e changes, released
+ * with hashv_view_free. */
+struct kv *hashv_view(struct kv *e);
+void hashv_view_free(struct kv *e, struct kv *view);
 
 #endif

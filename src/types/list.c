@@ -1,18 +1,29 @@
-/* list.c - the list value: the quicklist of listpack nodes, the view that
- * makes a listpack-encoded list look like a one-node quicklist, the element
- * cursor, and list_type_ops (free, dup, usage, digest); see list.h for the
- * encodings and the contracts. It is not the list commands (src/cmd/list.c
- * parses, replies, reports writes and deletes emptied keys) and holds no
- * policy of its own beyond the node limits and the conversion thresholds. */
+/* list.c - the list value: the quicklist of listpack nodes and their LZF
+ * compression (list-compress-depth), the view that makes a listpack-encoded
+ * list look like a one-node quicklist, the element cursor, and
+ * list_type_ops (free, dup, usage, digest); see list.h for the encodings
+ * and the contracts. It is not the list commands (src/cmd/list.c parses,
+ * replies, reports writes and deletes emptied keys) and holds no policy of
+ * its own beyond the node limits, Redis's compression thresholds and the
+ * conversion thresholds.
+ *
+ * Compression bookkeeping: operations decompress (qn_raw) the nodes they
+ * touch and never compress in the middle of their work, since a node they
+ * still hold could be compressed under them; each public operation ends
+ * with ql_settle around where it worked, which restores the rule. */
 #include "list.h"
 
 #include "../core/alloc.h"
+#include "../core/lzf.h"
 #include "../store/kv.h"
 #include "digest.h"
 #include "types.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- quicklist ------------------------------------------------------------ */
@@ -25,6 +36,25 @@
 #define QL_LP_HEADER 12
 
 static const size_t ql_size_levels[] = {4096, 8192, 16384, 32768, 65536};
+
+/* Redis's compression rules: smaller nodes are not worth it, and a result
+ * must save at least this much to be kept. */
+#define QL_MIN_COMPRESS_BYTES 48
+#define QL_MIN_COMPRESS_IMPROVE 8
+#define QL_COMPRESS_MAX 65535
+
+/* The packed threshold's "not set" value: the fill decides what is large. */
+#define QL_PACKED_DEFAULT ((size_t)1 << 30)
+/* Process-wide, set by DEBUG QUICKLIST-PACKED-THRESHOLD from any worker and
+ * read on every push (relaxed: a plain load). */
+static _Atomic size_t ql_packed_threshold = QL_PACKED_DEFAULT;
+
+int ql_set_packed_threshold(unsigned long long sz) {
+    if (sz > (1ull << 32) - (1ull << 20)) return 0;
+    if (sz == 0) sz = QL_PACKED_DEFAULT;
+    atomic_store_explicit(&ql_packed_threshold, (size_t)sz, memory_order_relaxed);
+    return 1;
+}
 
 void ql_limits(long long fill, size_t *sz, unsigned long *cnt) {
     *sz = SIZE_MAX;
@@ -49,9 +79,11 @@ static int ql_exceeds(long long fill, size_t new_sz, unsigned long new_count) {
 }
 
 /* Whether an element of sz bytes is too large to share a node. */
-static int ql_is_large(long long fill, size_t sz) {
+static inline int ql_is_large(long long fill, size_t sz) {
     size_t lim;
     unsigned long cnt;
+    size_t t = atomic_load_explicit(&ql_packed_threshold, memory_order_relaxed);
+    if (__builtin_expect(t != QL_PACKED_DEFAULT, 0)) return sz >= t;
     if (fill >= 0) return sz > QL_SIZE_SAFETY;
     ql_limits(fill, &lim, &cnt);
     return sz > lim;
@@ -60,13 +92,13 @@ static int ql_is_large(long long fill, size_t sz) {
 /* Whether node n (may be NULL) can take one more element of sz bytes. */
 static int ql_allow_insert(const struct qnode *n, long long fill, size_t sz) {
     if (!n || n->plain || ql_is_large(fill, sz)) return 0;
-    return !ql_exceeds(fill, lp_bytes(n->lp) + sz + QL_ELEM_OVERHEAD, lp_count(n->lp) + 1);
+    return !ql_exceeds(fill, ql_node_bytes(n) + sz + QL_ELEM_OVERHEAD, ql_node_count(n) + 1);
 }
 
 /* Whether neighbours a and b (either may be NULL) fit in one node. */
 static int ql_allow_merge(const struct qnode *a, const struct qnode *b, long long fill) {
     if (!a || !b || a->plain || b->plain) return 0;
-    return !ql_exceeds(fill, lp_bytes(a->lp) + lp_bytes(b->lp) - QL_LP_HEADER, lp_count(a->lp) + lp_count(b->lp));
+    return !ql_exceeds(fill, ql_node_bytes(a) + ql_node_bytes(b) - QL_LP_HEADER, ql_node_count(a) + ql_node_count(b));
 }
 
 /* A new unlinked node owning lp. */
@@ -74,8 +106,154 @@ static struct qnode *ql_node_new(lpack *lp, int plain) {
     struct qnode *n = hk_malloc(sizeof(*n));
     n->prev = n->next = NULL;
     n->lp = lp;
+    n->lzf = NULL;
     n->plain = plain;
     return n;
+}
+
+/* ---- node compression ------------------------------------------------------ */
+
+/* The compression paths stay out of line, so the uncompressed fast paths
+ * that test for them keep their small register footprint. */
+#define QL_COLD __attribute__((noinline, cold))
+
+/* Compress raw node n when that pays (Redis's thresholds); otherwise, or
+ * when it is compressed already, leave it. */
+static QL_COLD void qn_compress(struct qnode *n) {
+    if (!n->lp) return;
+    size_t sz = lp_bytes(n->lp);
+    if (sz < QL_MIN_COMPRESS_BYTES) return;
+    struct qlzf *z = hk_malloc(sizeof(*z) + sz);
+    size_t c = lzf_compress(n->lp, sz, z->data, sz);
+    if (c == 0 || c + QL_MIN_COMPRESS_IMPROVE >= sz) {
+        hk_free(z);
+        return;
+    }
+    z = hk_realloc(z, sizeof(*z) + c);
+    z->csz = c;
+    z->raw = sz;
+    z->count = lp_count(n->lp);
+    lp_free(n->lp);
+    n->lp = NULL;
+    n->lzf = z;
+}
+
+/* The listpack of compressed bytes z, in a new allocation. The bytes are
+ * our own, so failing to decompress them means memory is corrupt. */
+static lpack *qlzf_unpack(const struct qlzf *z) {
+    lpack *lp = hk_malloc(z->raw);
+    if (lzf_decompress(z->data, z->csz, lp, z->raw) != z->raw) {
+        fprintf(stderr, "quicklist: a compressed node does not decompress\n");
+        abort();
+    }
+    return lp;
+}
+
+static QL_COLD void qn_unpack(struct qnode *n) {
+    n->lp = qlzf_unpack(n->lzf);
+    hk_free(n->lzf);
+    n->lzf = NULL;
+}
+
+/* Make n raw (nothing to do when it is). */
+static inline void qn_raw(struct qnode *n) {
+    if (__builtin_expect(!n->lp, 0)) qn_unpack(n);
+}
+
+static void qn_free(struct qnode *n) {
+    if (n->lp) lp_free(n->lp);
+    else hk_free(n->lzf);
+    hk_free(n);
+}
+
+static QL_COLD void ql_lend_slow(struct qlist *ql, struct qnode *n) {
+    if (ql->lent && ql->lent != n) {
+        qn_compress(ql->lent);
+        ql->lent = NULL;
+    }
+    if (n->lp) return;
+    qn_unpack(n);
+    ql->lent = n;
+}
+
+/* A cursor steps onto n: the node lent before is compressed again, and n
+ * decompressed (lent) when it is compressed. */
+static inline void ql_lend(struct qlist *ql, struct qnode *n) {
+    if (__builtin_expect(ql->lent != NULL || !n->lp, 0)) ql_lend_slow(ql, n);
+}
+
+void ql_release(struct qlist *ql) {
+    /* A lent node was interior when it was lent, and only a change of the
+     * list's shape (which settles, clearing lent) can move it. */
+    if (ql->lent) qn_compress(ql->lent);
+    ql->lent = NULL;
+}
+
+#define QL_SETTLE_NODES 8
+
+/* Whether n is within `compress` nodes of either end of ql. */
+static int ql_in_depth(const struct qlist *ql, const struct qnode *n) {
+    if (ql->len <= 2 * (unsigned long)ql->compress) return 1;
+    const struct qnode *a = n, *b = n;
+    for (unsigned d = 0; d < ql->compress; d++) {
+        a = a->prev;
+        b = b->next;
+        if (!a || !b) return 1;
+    }
+    return 0;
+}
+
+/* Put the compression rule back after a change: every node within
+ * `compress` of either end raw, and compressed where it pays: the nodes
+ * just past those (two of them each side, as one operation adds at most
+ * two nodes), the lent node, and the nodes within `radius` (at most 3) of
+ * anchor (may be NULL), which is where the change happened. Nothing else
+ * can be raw in the interior: every operation settles. */
+static QL_COLD void ql_settle_compressed(struct qlist *ql, struct qnode *anchor, int radius) {
+    struct qnode *cand[QL_SETTLE_NODES];
+    int in_depth[QL_SETTLE_NODES] = {0};
+    int nc = 0;
+    if (ql->lent) cand[nc++] = ql->lent;
+    ql->lent = NULL;
+    if (!ql->head) return;
+    if (anchor) {
+        cand[nc++] = anchor;
+        struct qnode *p = anchor->prev, *x = anchor->next;
+        for (int i = 0; i < radius; i++) {
+            if (p) cand[nc++] = p, p = p->prev;
+            if (x) cand[nc++] = x, x = x->next;
+        }
+    }
+    struct qnode *f = ql->head, *r = ql->tail;
+    for (unsigned d = 0; d < ql->compress; d++) {
+        qn_raw(f);
+        qn_raw(r);
+        for (int i = 0; i < nc; i++)
+            if (cand[i] == f || cand[i] == r) in_depth[i] = 1;
+        /* The two ends met: every node is within the depth. */
+        if (f == r || f->next == r) return;
+        f = f->next;
+        r = r->prev;
+    }
+    qn_compress(f);
+    qn_compress(r);
+    if (f != r) {
+        qn_compress(f->next);
+        qn_compress(r->prev);
+    }
+    for (int i = 0; i < nc; i++)
+        if (!in_depth[i]) qn_compress(cand[i]);
+}
+
+/* Uncompressed lists (the default) pay one test. */
+static inline void ql_settle(struct qlist *ql, struct qnode *anchor, int radius) {
+    if (__builtin_expect(ql->compress != 0, 0)) ql_settle_compressed(ql, anchor, radius);
+}
+
+void ql_set_compress(struct qlist *ql, long long depth) {
+    if (depth < 0) depth = 0;
+    if (depth > QL_COMPRESS_MAX) depth = QL_COMPRESS_MAX;
+    ql->compress = (unsigned)depth;
 }
 
 static struct qnode *ql_new_node_with(const char *s, size_t len, int plain) {
@@ -111,14 +289,16 @@ static void ql_unlink_free(struct qlist *ql, struct qnode *n) {
     if (n->next) n->next->prev = n->prev;
     else ql->tail = n->prev;
     ql->len--;
-    lp_free(n->lp);
-    hk_free(n);
+    if (ql->lent == n) ql->lent = NULL;
+    qn_free(n);
 }
 
 /* Drop a node that became empty; a single-mode list keeps its one node,
- * since the entry still points at that listpack. */
-static void ql_drop_if_empty(struct qlist *ql, struct qnode *n) {
-    if (!ql->single && lp_count(n->lp) == 0) ql_unlink_free(ql, n);
+ * since the entry still points at that listpack. Returns 1 when dropped. */
+static int ql_drop_if_empty(struct qlist *ql, struct qnode *n) {
+    if (ql->single || ql_node_count(n) != 0) return 0;
+    ql_unlink_free(ql, n);
+    return 1;
 }
 
 struct qlist *ql_new(void) {
@@ -131,8 +311,7 @@ void ql_free(struct qlist *ql) {
     struct qnode *n = ql->head;
     while (n) {
         struct qnode *next = n->next;
-        lp_free(n->lp);
-        hk_free(n);
+        qn_free(n);
         n = next;
     }
     hk_free(ql);
@@ -140,26 +319,43 @@ void ql_free(struct qlist *ql) {
 
 struct qlist *ql_dup(const struct qlist *src) {
     struct qlist *ql = ql_new();
-    for (struct qnode *n = src->head; n; n = n->next) ql_link(ql, ql->tail, ql_node_new(lp_dup(n->lp), n->plain), 1);
+    ql->compress = src->compress;
+    for (struct qnode *n = src->head; n; n = n->next) {
+        struct qnode *d = ql_node_new(n->lp ? lp_dup(n->lp) : NULL, n->plain);
+        if (!n->lp) {
+            size_t zs = sizeof(*n->lzf) + n->lzf->csz;
+            d->lzf = hk_malloc(zs);
+            memcpy(d->lzf, n->lzf, zs);
+        }
+        ql_link(ql, ql->tail, d, 1);
+        /* The copy of a node lent for reading is compressed again. */
+        if (n == src->lent) ql->lent = d;
+    }
     ql->count = src->count;
+    ql_release(ql);
     return ql;
 }
 
 void ql_push(struct qlist *ql, long long fill, const char *s, size_t len, int head) {
     struct qnode *n = head ? ql->head : ql->tail;
     if (ql->single || ql_allow_insert(n, fill, len)) {
+        qn_raw(n);
         n->lp = head ? lp_prepend(n->lp, s, len) : lp_append(n->lp, s, len);
-    } else {
-        ql_link(ql, n, ql_new_node_with(s, len, ql_is_large(fill, len)), !head);
+        /* The shape did not change, so a lent node is still interior; the
+         * view's listv_done (or the next change of shape) compresses it. */
+        ql->count++;
+        return;
     }
+    ql_link(ql, n, ql_new_node_with(s, len, ql_is_large(fill, len)), !head);
     ql->count++;
+    ql_settle(ql, NULL, 0);
 }
 
 struct qnode *ql_locate(const struct qlist *ql, unsigned long idx, unsigned long *off) {
     if (idx < ql->count / 2) {
         struct qnode *n = ql->head;
-        while (idx >= lp_count(n->lp)) {
-            idx -= lp_count(n->lp);
+        while (idx >= ql_node_count(n)) {
+            idx -= ql_node_count(n);
             n = n->next;
         }
         *off = idx;
@@ -167,11 +363,11 @@ struct qnode *ql_locate(const struct qlist *ql, unsigned long idx, unsigned long
     }
     unsigned long back = ql->count - 1 - idx; /* distance from the tail */
     struct qnode *n = ql->tail;
-    while (back >= lp_count(n->lp)) {
-        back -= lp_count(n->lp);
+    while (back >= ql_node_count(n)) {
+        back -= ql_node_count(n);
         n = n->prev;
     }
-    *off = lp_count(n->lp) - 1 - back;
+    *off = ql_node_count(n) - 1 - back;
     return n;
 }
 
@@ -179,28 +375,39 @@ void ql_del_range(struct qlist *ql, unsigned long start, unsigned long n) {
     if (n == 0 || start >= ql->count) return;
     if (n > ql->count - start) n = ql->count - start;
     unsigned long off;
-    struct qnode *node = ql_locate(ql, start, &off);
+    struct qnode *node = ql_locate(ql, start, &off), *touched = NULL, *after = NULL;
+    int shape = 0;
     while (n > 0 && node) {
-        unsigned long avail = lp_count(node->lp) - off;
+        unsigned long cnt = ql_node_count(node);
+        unsigned long avail = cnt - off;
         unsigned long del = n < avail ? n : avail;
         struct qnode *next = node->next;
-        /* A whole node goes without rewriting its listpack. */
-        if (off == 0 && del == lp_count(node->lp) && !ql->single) {
+        /* A whole node goes without rewriting (or decompressing) it. */
+        if (off == 0 && del == cnt && !ql->single) {
             ql_unlink_free(ql, node);
+            shape = 1;
         } else {
+            qn_raw(node);
             node->lp = lp_delete_range(node->lp, (long long)off, del);
+            touched = node;
         }
         ql->count -= del;
         n -= del;
         off = 0;
         node = next;
+        after = next;
     }
+    /* At most two nodes were cut, the first and the last, neighbours now. */
+    if (__builtin_expect(ql->compress != 0, 0) && (shape || touched || ql->lent))
+        ql_settle_compressed(ql, touched ? touched : after, 1);
 }
 
 /* Append b's elements to a and free b (a and b are neighbours, a first,
  * both regular nodes). Returns a. */
 static struct qnode *ql_merge(struct qlist *ql, struct qnode *a, struct qnode *b) {
     struct lp_val v;
+    qn_raw(a);
+    qn_raw(b);
     for (size_t p = lp_first(b->lp); p != LP_NONE; p = lp_next(b->lp, p)) {
         lp_get(b->lp, p, &v);
         a->lp = lp_append(a->lp, v.s, v.len);
@@ -210,9 +417,10 @@ static struct qnode *ql_merge(struct qlist *ql, struct qnode *a, struct qnode *b
 }
 
 /* After a split, merge the neighbours around center that fit in one node,
- * so repeated middle inserts do not leave a trail of small nodes. center
- * survives (it may absorb its neighbours); other nodes may be freed. */
-static void ql_merge_around(struct qlist *ql, long long fill, struct qnode *center) {
+ * so repeated middle inserts do not leave a trail of small nodes. Returns
+ * the node that holds center's elements afterwards (center, or its
+ * previous node when center merged into it); other nodes may be freed. */
+static struct qnode *ql_merge_around(struct qlist *ql, long long fill, struct qnode *center) {
     struct qnode *prev = center->prev, *prev_prev = prev ? prev->prev : NULL;
     struct qnode *next = center->next, *next_next = next ? next->next : NULL;
     if (ql_allow_merge(prev_prev, prev, fill)) ql_merge(ql, prev_prev, prev);
@@ -220,12 +428,14 @@ static void ql_merge_around(struct qlist *ql, long long fill, struct qnode *cent
     struct qnode *target = center;
     if (ql_allow_merge(center->prev, center, fill)) target = ql_merge(ql, center->prev, center);
     if (ql_allow_merge(target, target->next, fill)) ql_merge(ql, target, target->next);
+    return target;
 }
 
 /* Split node n at off: after=1 keeps [0..off] in n and returns a new node
  * (not yet linked) with the rest; after=0 keeps [off..] in n and returns
  * the elements before off. n's listpack moves. */
 static struct qnode *ql_split(struct qnode *n, unsigned long off, int after) {
+    qn_raw(n);
     struct qnode *nn = ql_node_new(lp_dup(n->lp), 0);
     unsigned long cnt = lp_count(n->lp);
     if (after) {
@@ -241,13 +451,17 @@ static struct qnode *ql_split(struct qnode *n, unsigned long off, int after) {
 /* Insert s/len next to the element at pos (offset off) of node n: into n
  * when it has room, else into the neighbour on that side when the element
  * is at n's edge, else into a new node (splitting n when the element is in
- * its middle). Counts the element in ql->count. */
-static void ql_insert_at(struct qlist *ql, long long fill, struct qnode *n, size_t pos, unsigned long off,
-                         int after, const char *s, size_t len) {
+ * its middle). Counts the element in ql->count. Compresses nothing: it
+ * returns a node within 3 of every node it changed or added, for the
+ * caller to settle around. */
+static struct qnode *ql_insert_at(struct qlist *ql, long long fill, struct qnode *n, size_t pos, unsigned long off,
+                                  int after, const char *s, size_t len) {
     ql->count++;
+    /* A compressed node decompresses to the same bytes: pos stays valid. */
+    qn_raw(n);
     if (ql->single) {
         n->lp = lp_insert(n->lp, after ? lp_next(n->lp, pos) : pos, s, len, NULL);
-        return;
+        return n;
     }
     unsigned long cnt = lp_count(n->lp);
     int full = !ql_allow_insert(n, fill, len);
@@ -264,13 +478,15 @@ static void ql_insert_at(struct qlist *ql, long long fill, struct qnode *n, size
             ql_link(ql, n, big, after);
             ql_link(ql, big, rest, after);
         }
-        return;
+        return big;
     }
     if (!full) {
         n->lp = lp_insert(n->lp, after ? lp_next(n->lp, pos) : pos, s, len, NULL);
     } else if (at_tail && avail_next) {
+        qn_raw(n->next);
         n->next->lp = lp_prepend(n->next->lp, s, len);
     } else if (at_head && avail_prev) {
+        qn_raw(n->prev);
         n->prev->lp = lp_append(n->prev->lp, s, len);
     } else if (at_tail || at_head) {
         ql_link(ql, n, ql_new_node_with(s, len, 0), after);
@@ -278,18 +494,21 @@ static void ql_insert_at(struct qlist *ql, long long fill, struct qnode *n, size
         struct qnode *nn = ql_split(n, off, after);
         nn->lp = after ? lp_prepend(nn->lp, s, len) : lp_append(nn->lp, s, len);
         ql_link(ql, n, nn, after);
-        ql_merge_around(ql, fill, n);
+        return ql_merge_around(ql, fill, n);
     }
+    return n;
 }
 
 void ql_insert(struct qlist *ql, long long fill, const struct ql_cur *at, int after, const char *s, size_t len) {
-    ql_insert_at(ql, fill, at->n, at->pos, at->off, after, s, len);
+    struct qnode *near = ql_insert_at(ql, fill, at->n, at->pos, at->off, after, s, len);
+    ql_settle(ql, near, 3);
 }
 
 int ql_replace(struct qlist *ql, long long fill, unsigned long idx, const char *s, size_t len) {
     if (idx >= ql->count) return HK_ERR_INDEX_RANGE;
     unsigned long off;
     struct qnode *n = ql_locate(ql, idx, &off);
+    qn_raw(n);
     size_t pos = lp_seek(n->lp, (long long)off);
     if (ql->single) {
         n->lp = lp_replace(n->lp, pos, s, len, NULL);
@@ -300,17 +519,22 @@ int ql_replace(struct qlist *ql, long long fill, unsigned long idx, const char *
     int large = ql_is_large(fill, len);
     if (!n->plain && !large && !ql_exceeds(fill, lp_bytes(n->lp) - old.len + len, lp_count(n->lp))) {
         n->lp = lp_replace(n->lp, pos, s, len, NULL);
+        ql_settle(ql, n, 0);
         return HK_OK;
     }
     if (n->plain) {
         if (large) {
             n->lp = lp_replace(n->lp, pos, s, len, NULL);
+            ql_settle(ql, n, 0);
         } else {
             /* A small value does not deserve a node of its own: insert it
-             * as a regular element after the plain node, then drop that. */
-            ql_insert_at(ql, fill, n, pos, 0, 1, s, len);
+             * as a regular element after the plain node, then drop that.
+             * What the insert touched is within 3 of n's neighbours. */
+            struct qnode *near = ql_insert_at(ql, fill, n, pos, 0, 1, s, len);
+            if (near == n) near = n->next ? n->next : n->prev;
             ql->count--;
             ql_unlink_free(ql, n);
+            ql_settle(ql, near, 3);
         }
         return HK_OK;
     }
@@ -323,18 +547,24 @@ int ql_replace(struct qlist *ql, long long fill, unsigned long idx, const char *
     if (rest) ql_link(ql, nn, rest, 1);
     if (lp_count(n->lp) == 1) ql_unlink_free(ql, n);
     else n->lp = lp_delete(n->lp, lp_last(n->lp), NULL);
+    ql_settle(ql, nn, 1);
     return HK_OK;
 }
 
 unsigned long ql_remove(struct qlist *ql, const struct ql_cur *from, int fwd, const char *s, size_t len,
                         unsigned long max) {
     unsigned long removed = 0;
-    struct qnode *n = from->n;
+    struct qnode *n = from->n, *last = NULL;
     size_t p = from->pos;
+    /* The node under the cursor is raw: lent (then compressed again once
+     * walked, as it was before) or within the depth. */
+    int was_packed = ql->lent == n;
+    if (was_packed) ql->lent = NULL;
+    qn_raw(n);
     while (n) {
         /* Taken before n may be freed. */
         struct qnode *other = fwd ? n->next : n->prev;
-        int done = 0;
+        int done = 0, changed = 0;
         while (p != LP_NONE) {
             if (!lp_eq(n->lp, p, s, len)) {
                 p = fwd ? lp_next(n->lp, p) : lp_prev(n->lp, p);
@@ -344,6 +574,7 @@ unsigned long ql_remove(struct qlist *ql, const struct ql_cur *from, int fwd, co
             n->lp = lp_delete(n->lp, p, &next);
             ql->count--;
             removed++;
+            changed = 1;
             if (max && removed == max) {
                 done = 1;
                 break;
@@ -353,17 +584,30 @@ unsigned long ql_remove(struct qlist *ql, const struct ql_cur *from, int fwd, co
             if (fwd) p = next;
             else p = next == LP_NONE ? lp_last(n->lp) : lp_prev(n->lp, next);
         }
-        ql_drop_if_empty(ql, n);
+        if (!ql_drop_if_empty(ql, n) && ql->compress) {
+            last = n;
+            /* Compressed again once walked, so the whole list is never
+             * decompressed at once (settle below decompresses what the
+             * removals brought within the depth); a raw interior node that
+             * lost elements may have become worth compressing. */
+            if (was_packed || (changed && !ql_in_depth(ql, n))) qn_compress(n);
+        }
         if (done) break;
         n = other;
-        if (n) p = fwd ? lp_first(n->lp) : lp_last(n->lp);
+        if (n) {
+            was_packed = !n->lp;
+            qn_raw(n);
+            p = fwd ? lp_first(n->lp) : lp_last(n->lp);
+        }
     }
+    ql_settle(ql, last ? last : (fwd ? ql->tail : ql->head), 1);
     return removed;
 }
 
 /* ---- element cursor ------------------------------------------------------- */
 
-int ql_cur_seek(struct ql_cur *cur, const struct qlist *ql, unsigned long idx) {
+int ql_cur_seek(struct ql_cur *cur, struct qlist *ql, unsigned long idx) {
+    cur->ql = ql;
     if (idx >= ql->count) {
         cur->n = NULL;
         cur->pos = LP_NONE;
@@ -371,29 +615,42 @@ int ql_cur_seek(struct ql_cur *cur, const struct qlist *ql, unsigned long idx) {
         return HK_ERR_INDEX_RANGE;
     }
     cur->n = ql_locate(ql, idx, &cur->off);
+    ql_lend(ql, cur->n);
     cur->pos = lp_seek(cur->n->lp, (long long)cur->off);
     return HK_OK;
+}
+
+/* Past the end of the cursor's node: on to the first element of the next
+ * non-empty node, if any. Out of line: once per node, not per element. */
+static __attribute__((noinline)) void ql_cur_next_node(struct ql_cur *cur) {
+    while (cur->pos == LP_NONE && cur->n->next) {
+        cur->n = cur->n->next;
+        ql_lend(cur->ql, cur->n);
+        cur->pos = lp_first(cur->n->lp);
+        cur->off = 0;
+    }
+}
+
+static __attribute__((noinline)) void ql_cur_prev_node(struct ql_cur *cur) {
+    while (cur->pos == LP_NONE && cur->n->prev) {
+        cur->n = cur->n->prev;
+        ql_lend(cur->ql, cur->n);
+        cur->pos = lp_last(cur->n->lp);
+        cur->off = lp_count(cur->n->lp);
+    }
 }
 
 void ql_cur_next(struct ql_cur *cur) {
     if (cur->pos == LP_NONE) return;
     cur->pos = lp_next(cur->n->lp, cur->pos);
     cur->off++;
-    while (cur->pos == LP_NONE && cur->n->next) {
-        cur->n = cur->n->next;
-        cur->pos = lp_first(cur->n->lp);
-        cur->off = 0;
-    }
+    if (cur->pos == LP_NONE) ql_cur_next_node(cur);
 }
 
 void ql_cur_prev(struct ql_cur *cur) {
     if (cur->pos == LP_NONE) return;
     cur->pos = lp_prev(cur->n->lp, cur->pos);
-    while (cur->pos == LP_NONE && cur->n->prev) {
-        cur->n = cur->n->prev;
-        cur->pos = lp_last(cur->n->lp);
-        cur->off = lp_count(cur->n->lp);
-    }
+    if (cur->pos == LP_NONE) ql_cur_prev_node(cur);
     /* Off the head the offset means nothing; keep it from wrapping. */
     if (cur->off) cur->off--;
 }
@@ -426,8 +683,8 @@ unsigned long listv_len_of(const struct kv *e) {
 
 /* Point the view at listpack lp through its stack one-node quicklist. */
 static void listv_set_single(struct listv *v, lpack *lp) {
-    v->tmpn = (struct qnode){NULL, NULL, lp, 0};
-    v->tmp = (struct qlist){&v->tmpn, &v->tmpn, lp_count(lp), 1, 1};
+    v->tmpn = (struct qnode){.lp = lp};
+    v->tmp = (struct qlist){.head = &v->tmpn, .tail = &v->tmpn, .count = lp_count(lp), .len = 1, .single = 1};
     v->ql = &v->tmp;
 }
 
@@ -440,6 +697,7 @@ void listv_open(struct listv *v, struct kv *e) {
 
 void listv_done(struct listv *v) {
     if (v->ql == &v->tmp) kv_set_ptr(v->e, v->tmpn.lp);
+    else if (v->ql->lent) ql_release(v->ql);
 }
 
 void listv_grow(struct listv *v, size_t add_bytes, unsigned long add_count) {
@@ -447,6 +705,8 @@ void listv_grow(struct listv *v, size_t add_bytes, unsigned long add_count) {
     lpack *lp = v->tmpn.lp;
     if (!ql_exceeds(v->fill, lp_bytes(lp) + add_bytes, lp_count(lp) + add_count)) return;
     struct qlist *ql = ql_new();
+    /* The depth is the one in force when the list becomes a quicklist. */
+    ql_set_compress(ql, TLIM(list_compress_depth));
     ql->count = lp_count(lp);
     /* The listpack becomes the first node as it is; an empty one (a key
      * being created) is not worth a node. */
@@ -468,7 +728,8 @@ void listv_shrink(struct listv *v) {
      * forth on every push and pop. */
     sz /= 2;
     cnt /= 2;
-    if (lp_bytes(ql->head->lp) > sz || ql->count > cnt) return;
+    if (ql_node_bytes(ql->head) > sz || ql->count > cnt) return;
+    qn_raw(ql->head);
     lpack *lp = ql->head->lp;
     hk_free(ql->head);
     hk_free(ql);
@@ -502,16 +763,17 @@ static void list_free(struct kv *e) {
     else ql_free(kv_ptr(e));
 }
 
-/* MEMORY USAGE: listpack and node bytes; with `samples`, only that many
- * nodes are measured and the rest estimated from them. */
+/* MEMORY USAGE: listpack and node bytes (a compressed node by its
+ * compressed size); with `samples`, only that many nodes are measured and
+ * the rest estimated from them. */
 static size_t list_usage(const struct kv *e, size_t samples) {
     if (kv_enc(e) == ENC_LISTPACK) return lp_bytes(kv_ptr(e));
     const struct qlist *ql = kv_ptr(e);
     size_t total = sizeof(*ql), seen = 0, elems = 0;
     const struct qnode *n = ql->head;
     for (; n && (samples == 0 || seen < samples); n = n->next, seen++) {
-        total += sizeof(*n) + lp_bytes(n->lp);
-        elems += lp_count(n->lp);
+        total += sizeof(*n) + (n->lp ? lp_bytes(n->lp) : sizeof(*n->lzf) + n->lzf->csz);
+        elems += ql_node_count(n);
     }
     /* Extrapolate the unsampled nodes from the average per element. */
     if (n && elems) total += (size_t)((double)(total - sizeof(*ql)) / (double)elems * (double)(ql->count - elems));
@@ -532,16 +794,61 @@ static void lp_digest_all(const lpack *lp, unsigned char digest[20]) {
 }
 
 /* Elements in order, each mixed in (integers in decimal), as Redis's
- * DEBUG DIGEST does: the encoding and the node boundaries do not show. */
+ * DEBUG DIGEST does: the encoding, the node boundaries and compression do
+ * not show (a compressed node is read from a decompressed copy). */
 static void list_digest(const struct kv *e, unsigned char digest[20]) {
     if (kv_enc(e) == ENC_LISTPACK) {
         lp_digest_all(kv_ptr(e), digest);
         return;
     }
     const struct qlist *ql = kv_ptr(e);
-    for (const struct qnode *n = ql->head; n; n = n->next) lp_digest_all(n->lp, digest);
+    for (const struct qnode *n = ql->head; n; n = n->next) {
+        if (n->lp) {
+            lp_digest_all(n->lp, digest);
+        } else {
+            lpack *lp = qlzf_unpack(n->lzf);
+            lp_digest_all(lp, digest);
+            lp_free(lp);
+        }
+    }
 }
 
+/* Redis's node size: a packed node's listpack bytes, a plain node's
+ * element length. */
+static size_t ql_node_size(const struct qnode *n) {
+    if (!n->plain) return ql_node_bytes(n);
+    lpack *tmp = n->lp ? NULL : qlzf_unpack(n->lzf);
+    const lpack *lp = n->lp ? n->lp : tmp;
+    struct lp_val v;
+    lp_get(lp, lp_first(lp), &v);
+    if (tmp) lp_free(tmp);
+    return v.len;
+}
+
+size_t listv_debug_info(const struct kv *e, char *buf, size_t cap) {
+    if (kv_enc(e) != ENC_QUICKLIST) {
+        if (cap) buf[0] = '\0';
+        return 0;
+    }
+    const struct qlist *ql = kv_ptr(e);
+    unsigned long sz = 0;
+    for (const struct qnode *n = ql->head; n; n = n->next) sz += ql_node_size(n);
+    /* The fill as Redis stores it in a quicklist: clamped to -5..32767. */
+    long long fill = TLIM(list_max_listpack_size);
+    if (fill < -5) fill = -5;
+    if (fill > 32767) fill = 32767;
+    int n = snprintf(buf, cap, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%lld ql_compressed:%d ql_uncompressed_size:%lu",
+                     ql->len, ql->len ? (double)ql->count / (double)ql->len : 0.0, fill, ql->compress != 0, sz);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static void list_debug_fields(const struct kv *e, char *buf, size_t size) { listv_debug_info(e, buf, size); }
+
 const struct type_ops list_type_ops = {
-    .name = "list", .free = list_free, .dup = list_dup, .usage = list_usage, .digest = list_digest,
+    .name = "list",
+    .free = list_free,
+    .dup = list_dup,
+    .usage = list_usage,
+    .digest = list_digest,
+    .debug_fields = list_debug_fields,
 };

@@ -14,7 +14,16 @@
  * module knows no client, reply or keyspace: it never reports a write and
  * never deletes a key, so the caller announces every change before calling
  * in (db_written) and deletes a list the view reports empty. Callers hold
- * the lock of the key's shard. */
+ * the lock of the key's shard.
+ *
+ * Node compression (list-compress-depth, read when a quicklist is created
+ * and kept by it, as Redis does): with depth d > 0 the d nodes at each end
+ * stay raw and every interior node is kept LZF-compressed (core/lzf.h)
+ * when that is worth it: at least 48 bytes, and at least 8 bytes saved.
+ * An operation decompresses the nodes it touches and puts the rule back
+ * before it returns. A cursor that walks onto a compressed node
+ * decompresses it for reading ("lent"); the node is compressed again when
+ * the cursor walks off it, or by listv_done. */
 #ifndef HK_TYPES_LIST_H
 #define HK_TYPES_LIST_H
 
@@ -27,9 +36,20 @@ struct kv;
 
 /* ---- quicklist ---------------------------------------------------------- */
 
+/* A compressed node: its listpack's bytes LZF-compressed. */
+struct qlzf {
+    size_t csz;          /* bytes in data */
+    size_t raw;          /* bytes of the listpack */
+    unsigned long count; /* its elements */
+    unsigned char data[];
+};
+
+/* Exactly one of lp and lzf is set: a raw node has its listpack, a
+ * compressed one only the compressed bytes. */
 struct qnode {
     struct qnode *prev, *next;
     lpack *lp;
+    struct qlzf *lzf;
     int plain; /* holds one element too large to share a node */
 };
 
@@ -38,7 +58,13 @@ struct qlist {
     unsigned long count; /* elements */
     unsigned long len;   /* nodes */
     int single;          /* a listpack-encoded list: one node, never split */
+    unsigned compress;   /* raw nodes kept at each end; 0 = no compression */
+    struct qnode *lent;  /* an interior node decompressed for a cursor */
 };
+
+/* Elements and listpack bytes of node n, compressed or not. */
+static inline unsigned long ql_node_count(const struct qnode *n) { return n->lp ? lp_count(n->lp) : n->lzf->count; }
+static inline size_t ql_node_bytes(const struct qnode *n) { return n->lp ? lp_bytes(n->lp) : n->lzf->raw; }
 
 /* Limits of one node for a list-max-listpack-size value `fill`: *sz bytes
  * (SIZE_MAX when counted by elements) and *cnt elements (ULONG_MAX when
@@ -46,8 +72,20 @@ struct qlist {
  * 0 gives one element. */
 void ql_limits(long long fill, size_t *sz, unsigned long *cnt);
 
-/* A new empty quicklist (not single mode); the caller owns it. */
+/* A new empty quicklist (not single mode, no compression); the caller
+ * owns it. */
 struct qlist *ql_new(void);
+/* Set the compression depth of a quicklist that has no node yet; clamped
+ * to 0..65535 as Redis clamps it. */
+void ql_set_compress(struct qlist *ql, long long depth);
+/* Compress the node a cursor left decompressed (lent), if any. Every
+ * operation that changes the list does this too. */
+void ql_release(struct qlist *ql);
+/* Elements at or above this size get a plain node of their own whatever
+ * the fill (DEBUG QUICKLIST-PACKED-THRESHOLD); 0 restores the default, under
+ * which the fill decides. Returns 0 (nothing changed) for a size above
+ * 4GB minus 1MB, as Redis refuses it. */
+int ql_set_packed_threshold(unsigned long long sz);
 /* Free ql, every node and every listpack. */
 void ql_free(struct qlist *ql);
 /* A deep copy sharing nothing with src; the caller owns it. */
@@ -83,20 +121,25 @@ int ql_replace(struct qlist *ql, long long fill, unsigned long idx, const char *
  * walked off either end. Any change to the list invalidates the cursor,
  * except through the calls below that take it. */
 struct ql_cur {
+    struct qlist *ql;
     struct qnode *n;
     size_t pos;
     unsigned long off;
 };
 
 /* Place cur on element idx. Returns HK_OK, or HK_ERR_INDEX_RANGE (and a
- * cursor off the end: pos LP_NONE) when idx is not below ql->count. */
-int ql_cur_seek(struct ql_cur *cur, const struct qlist *ql, unsigned long idx);
+ * cursor off the end: pos LP_NONE) when idx is not below ql->count. The
+ * node under a cursor is raw: seeking or stepping onto a compressed node
+ * decompresses it (and compresses the one the cursor left), so the list's
+ * bytes change though its elements do not. */
+int ql_cur_seek(struct ql_cur *cur, struct qlist *ql, unsigned long idx);
 /* Step to the next / previous element, across nodes; pos becomes LP_NONE
  * past the end. A cursor already off the end stays there. */
 void ql_cur_next(struct ql_cur *cur);
 void ql_cur_prev(struct ql_cur *cur);
 /* The element under cur (pos not LP_NONE); out->s points into the node or
- * into out->buf, valid until the list changes or out is reused. */
+ * into out->buf, valid until the list changes, the cursor moves to
+ * another node or out is reused. */
 void ql_cur_get(const struct ql_cur *cur, struct lp_val *out);
 /* 1 when the element under cur equals s/len (integers by their decimal
  * form); 0 off the end. */
@@ -145,8 +188,10 @@ unsigned long listv_len_of(const struct kv *e);
 
 /* Open a view on list entry e, reading the fill limit now. */
 void listv_open(struct listv *v, struct kv *e);
-/* Finish: a listpack that moved is stored back into the entry. The view
- * may be used again afterwards only after another listv_open. */
+/* Finish: a listpack that moved is stored back into the entry, and a node
+ * a cursor decompressed is compressed again (ql_release), so readers that
+ * walked the list call it too. The view may be used again afterwards only
+ * after another listv_open. */
 void listv_done(struct listv *v);
 /* Before adding add_count elements of add_bytes in total: a listpack that
  * would pass the fill limit becomes a quicklist of one node (the entry's
@@ -187,8 +232,15 @@ static inline unsigned long listv_remove(struct listv *v, const struct ql_cur *f
                                          size_t len, unsigned long max) {
     return ql_remove(v->ql, from, fwd, s, len, max);
 }
-static inline int listv_seek(const struct listv *v, unsigned long idx, struct ql_cur *cur) {
+static inline int listv_seek(struct listv *v, unsigned long idx, struct ql_cur *cur) {
     return ql_cur_seek(cur, v->ql, idx);
 }
+
+/* DEBUG OBJECT's list fields for entry e, Redis's layout: for a quicklist
+ * " ql_nodes:N ql_avg_node:X.XX ql_listpack_max:F ql_compressed:0|1
+ * ql_uncompressed_size:N" (each field after a space; the size counts a
+ * plain node by its element), nothing for a listpack. Writes at most cap
+ * bytes NUL-terminated into buf and returns the length (snprintf's). */
+size_t listv_debug_info(const struct kv *e, char *buf, size_t cap);
 
 #endif

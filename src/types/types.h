@@ -37,6 +37,12 @@ struct type_ops {
      * RDB encoding of its type; rebuild an entry from it. */
     int (*save)(const struct kv *e, struct rdb_out *out);
     struct kv *(*load)(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
+    /* DEBUG OBJECT: the fields Redis adds after its common ones for this
+     * type's encoding (" ql_nodes:... ql_avg_node:..." for a quicklist),
+     * written into buf (size bytes) as one NUL-terminated string that
+     * starts with a space; left empty when the encoding has none. NULL:
+     * the type adds nothing. */
+    void (*debug_fields)(const struct kv *e, char *buf, size_t size);
 };
 
 /* Told before a value first changes. A mutator that takes one calls

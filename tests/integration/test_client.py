@@ -16,10 +16,11 @@ SYNTAX = Error("ERR syntax error")
 BAD_NAME = Error("ERR Client names cannot contain spaces, newlines or special characters.")
 
 FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi",
-          "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "events",
-          "cmd", "user", "redir", "resp", "lib-name", "lib-ver"]
+          "watch", "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "events",
+          "cmd", "user", "redir", "resp", "lib-name", "lib-ver", "io-thread", "tot-net-in", "tot-net-out", "tot-cmds"]
 NUMERIC = {"id", "fd", "age", "idle", "db", "sub", "psub", "ssub", "multi", "qbuf", "qbuf-free", "argv-mem",
-           "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "redir", "resp"}
+           "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "redir", "resp", "watch", "io-thread",
+           "tot-net-in", "tot-net-out", "tot-cmds"}
 
 
 def arity(name):
@@ -27,7 +28,7 @@ def arity(name):
 
 
 def parse_line(line):
-    """One CLIENT LIST line -> dict, checking Redis 7.2's field order."""
+    """One CLIENT LIST line -> dict, checking Redis 8.0's field order."""
     parts = line.split(" ")
     keys = [p.split("=", 1)[0] for p in parts]
     assert keys == FIELDS, line

@@ -116,10 +116,11 @@ def test_command_key_specs(conn):
     assert [spec[5][1] for spec in zus[8]] == [b"range", b"keynum"]
     assert zus[8][1][3] == [b"type", b"index", b"spec", [b"index", 2]]
     assert zus[8][1][5][3] == [b"keynumidx", 0, b"firstkey", 1, b"keystep", 1]
-    # Keys found by code: one spec of unknown search and find.
+    # Keys after a keyword: the key, then STORE and STOREDIST destinations.
     gr = conn.cmd("COMMAND", "INFO", "georadius")[0]
-    assert gr[8] == [[b"flags", gr[8][0][1], b"begin_search", [b"type", b"unknown", b"spec", []],
-                      b"find_keys", [b"type", b"unknown", b"spec", []]]]
+    assert [spec[3] for spec in gr[8]] == [[b"type", b"index", b"spec", [b"index", 1]],
+                                          [b"type", b"keyword", b"spec", [b"keyword", b"STORE", b"startfrom", 6]],
+                                          [b"type", b"keyword", b"spec", [b"keyword", b"STOREDIST", b"startfrom", 6]]]
     # Keyless commands have no key specs.
     assert conn.cmd("COMMAND", "INFO", "ping")[0][8] == []
 

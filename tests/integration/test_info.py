@@ -79,7 +79,7 @@ def test_resp3_verbatim(conn3):
 
 def test_server_section(server, conn):
     s = info(conn, "server")["Server"]
-    assert re.fullmatch(r"7\.\d+\.\d+", s["redis_version"])
+    assert re.fullmatch(r"8\.\d+\.\d+", s["redis_version"])
     assert s["redis_mode"] == "standalone"
     assert s["multiplexing_api"] == "epoll"
     assert s["arch_bits"] in ("32", "64")
@@ -90,7 +90,7 @@ def test_server_section(server, conn):
     assert int(s["uptime_in_days"]) == int(s["uptime_in_seconds"]) // 86400
     assert s["hz"] == s["configured_hz"]
     if server.proc:
-        assert s["redis_version"] == "7.2.4"
+        assert s["redis_version"] == "8.0.0"
         assert re.fullmatch(r"\d+\.\d+\.\d+", s["hotkv_version"])
         assert int(s["process_id"]) == server.proc.pid
         assert os.path.samefile(s["executable"], server.args[0])
@@ -267,7 +267,7 @@ def test_keyspace(conn):
     conn.cmd("SET", "x", "v")
     conn.cmd("SELECT", "0")
     ks = info(conn, "keyspace")["Keyspace"]
-    assert ks == {"db0": "keys=6,expires=1,avg_ttl=0", "db3": "keys=1,expires=0,avg_ttl=0"}
+    assert ks == {"db0": "keys=6,expires=1,avg_ttl=0,subexpiry=0", "db3": "keys=1,expires=0,avg_ttl=0,subexpiry=0"}
     conn.cmd("FLUSHALL")
     assert info(conn, "keyspace")["Keyspace"] == {}
 
@@ -369,8 +369,8 @@ def test_counters_summed_across_workers_under_load(new_server):
 def test_redis_py_parses_info(r):
     r.set("a", "1")
     i = r.info()
-    assert i["redis_version"].startswith("7.")
-    assert i["db0"] == {"keys": 1, "expires": 0, "avg_ttl": 0}
+    assert i["redis_version"].startswith("8.")
+    assert i["db0"] == {"keys": 1, "expires": 0, "avg_ttl": 0, "subexpiry": 0}
     assert i["connected_clients"] >= 1
     st = r.info("commandstats")["cmdstat_set"]
     assert st["calls"] >= 1 and "usec_per_call" in st

@@ -6,7 +6,15 @@
  * HINCRBYFLOAT arithmetic, and the lifecycle in hash_type_ops: dup is an
  * equal, independent copy, usage is non-zero and grows, and the digest
  * ignores field order and encoding while matching Redis's per-pair
- * construction. No server runs: entries are built and freed directly. */
+ * construction. Field TTLs: the side table appears with the first
+ * deadline (listpackex / hashtable encodings) and goes with the last, HSET
+ * drops a field's TTL and the keep-TTL set does not, due fields are
+ * deleted earliest first in bounded batches with a callback first (a
+ * random run checks the deadline heap against a shadow copy), conversion, dup and
+ * usage carry the deadlines, a hash without TTLs uses no more memory, and
+ * the sampler view shares the data, and the digest marks fields with a
+ * TTL as Redis 8's does. No server runs: entries are built and
+ * freed directly. */
 #include "core/alloc.h"
 #include "core/hash.h"
 #include "core/status.h"
@@ -16,9 +24,11 @@
 #include "types/hash.h"
 #include "types/types.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static long long saved_entries, saved_value;
 
@@ -547,6 +557,246 @@ static void test_del_pre_change(void) {
     }
 }
 
+
+/* Field TTLs on one encoding (enc_plain / enc_ex: before and after). */
+static void count_field(void *ctx, const char *f, size_t fl);
+
+static void check_ttl_ops(struct kv *e, int enc_plain, int enc_ex) {
+    fill(e, 10, "f", "v");
+    CHECK(!hashv_has_ttl(e));
+    CHECK_EQ_LL(hashv_ttl(e, "f1", 2), -1);
+    CHECK_EQ_LL(hashv_next_expire(e), LLONG_MAX);
+    CHECK_EQ_LL(hashv_ttl_trim(e), 0);
+    hashv_set_ttl(e, "f1", 2, 1000);
+    CHECK(hashv_has_ttl(e));
+    CHECK_EQ_LL(kv_enc(e), enc_ex);
+    CHECK_EQ_LL(hashv_ttl(e, "f1", 2), 1000);
+    CHECK_EQ_LL(hashv_ttl(e, "f2", 2), -1);
+    CHECK_EQ_LL(hashv_ttl_count(e), 1);
+    /* The value is unchanged and every field still reads back. */
+    CHECK(has(e, "f1", "v1"));
+    CHECK(has(e, "f9", "v9"));
+    CHECK_EQ_LL(hashv_len(e), 10);
+    hashv_set_ttl(e, "f2", 2, 500);
+    hashv_set_ttl(e, "f3", 2, 2000);
+    hashv_set_ttl(e, "f1", 2, 1500);
+    CHECK_EQ_LL(hashv_ttl(e, "f1", 2), 1500);
+    CHECK_EQ_LL(hashv_ttl_count(e), 3);
+    CHECK(hashv_next_expire(e) <= 500);
+    CHECK(hashv_field_expired(e, "f2", 2, 500));
+    CHECK(!hashv_field_expired(e, "f2", 2, 499));
+    CHECK(!hashv_field_expired(e, "f4", 2, 1 << 30));
+    /* HSET over a field drops its TTL; the keep-TTL set does not. */
+    CHECK_EQ_LL(set_s(e, "f3", "new"), HASHV_UPDATED);
+    CHECK_EQ_LL(hashv_ttl(e, "f3", 2), -1);
+    CHECK_EQ_LL(hashv_set_keepttl(e, "f1", 2, "kept", 4), HASHV_UPDATED);
+    CHECK_EQ_LL(hashv_ttl(e, "f1", 2), 1500);
+    CHECK(has(e, "f1", "kept"));
+    /* Persist and delete drop deadlines. */
+    CHECK_EQ_LL(hashv_persist(e, "f4", 2), 0);
+    hashv_set_ttl(e, "f4", 2, 700);
+    CHECK_EQ_LL(hashv_persist(e, "f4", 2), 1);
+    CHECK_EQ_LL(hashv_ttl(e, "f4", 2), -1);
+    hashv_set_ttl(e, "f5", 2, 800);
+    CHECK_EQ_LL(hashv_del(e, "f5", 2, NULL), 1);
+    CHECK_EQ_LL(hashv_ttl(e, "f5", 2), -1);
+    CHECK_EQ_LL(hashv_ttl_count(e), 2);
+    /* Nothing due before 500; at 1500 both f2 and f1 are, one per call
+     * with a limit of 1, the callback seeing each before it goes. */
+    CHECK_EQ_LL(hashv_expire_due(e, 499, 100, NULL, NULL), 0);
+    CHECK_EQ_LL(hashv_next_expire(e), 500);
+    int seen = 0;
+    CHECK_EQ_LL(hashv_expire_due(e, 1500, 1, count_field, &seen), 1);
+    CHECK_EQ_LL(seen, 1);
+    CHECK_EQ_LL(hashv_len(e), 8);
+    CHECK(hashv_next_expire(e) <= 1500);
+    CHECK_EQ_LL(hashv_expire_due(e, 1500, 1, count_field, &seen), 1);
+    CHECK_EQ_LL(seen, 2);
+    CHECK(!hashv_exists(e, "f1", 2) && !hashv_exists(e, "f2", 2));
+    CHECK_EQ_LL(hashv_len(e), 7);
+    CHECK_EQ_LL(hashv_ttl_count(e), 0);
+    CHECK_EQ_LL(hashv_next_expire(e), LLONG_MAX);
+    /* No deadline left: the side table goes, the encoding is plain again. */
+    CHECK(hashv_has_ttl(e));
+    CHECK_EQ_LL(hashv_ttl_trim(e), 1);
+    CHECK(!hashv_has_ttl(e));
+    CHECK_EQ_LL(kv_enc(e), enc_plain);
+    CHECK(has(e, "f9", "v9"));
+    kv_free(e);
+}
+
+static void count_field(void *ctx, const char *f, size_t fl) {
+    (void)f;
+    CHECK(fl > 0);
+    (*(int *)ctx)++;
+}
+
+static void test_ttl_listpack(void) { check_ttl_ops(new_hash(), ENC_LISTPACK, ENC_LISTPACK_EX); }
+static void test_ttl_hashtable(void) { check_ttl_ops(new_ht(), ENC_HT, ENC_HT_EX); }
+
+static void test_ttl_convert_dup_usage(void) {
+    limits_set(16, 64);
+    struct kv *e = new_hash();
+    fill(e, 8, "f", "v");
+    hashv_set_ttl(e, "f0", 2, 100);
+    hashv_set_ttl(e, "f7", 2, 200);
+    CHECK_EQ_LL(kv_enc(e), ENC_LISTPACK_EX);
+    CHECK(strcmp(obj_enc_name(kv_enc(e)), "listpackex") == 0);
+    /* Growing past the listpack limit keeps the deadlines. */
+    fill(e, 40, "g", "w");
+    CHECK_EQ_LL(kv_enc(e), ENC_HT_EX);
+    CHECK(strcmp(obj_enc_name(kv_enc(e)), "hashtable") == 0);
+    CHECK_EQ_LL(hashv_ttl(e, "f0", 2), 100);
+    CHECK_EQ_LL(hashv_ttl(e, "f7", 2), 200);
+    CHECK(has(e, "g39", "w39"));
+    /* A copy has the same fields and deadlines, independently. */
+    struct kv *d = kv_dup(e, "c", 1, -1);
+    CHECK_EQ_LL(kv_enc(d), ENC_HT_EX);
+    CHECK_EQ_LL(hashv_ttl(d, "f7", 2), 200);
+    CHECK_EQ_LL(hashv_len(d), hashv_len(e));
+    hashv_persist(d, "f7", 2);
+    CHECK_EQ_LL(hashv_ttl(e, "f7", 2), 200);
+    kv_free(d);
+    /* The side table counts in the usage. */
+    const struct type_ops *ops = type_table[OBJ_HASH];
+    size_t with = ops->usage(e, 0);
+    hashv_persist(e, "f0", 2);
+    hashv_persist(e, "f7", 2);
+    CHECK_EQ_LL(hashv_ttl_trim(e), 1);
+    CHECK_EQ_LL(kv_enc(e), ENC_HT);
+    CHECK(ops->usage(e, 0) < with);
+    kv_free(e);
+    limits_restore();
+}
+
+/* A hash that never had a TTL costs exactly what it did before the
+ * feature: its value is the bare listpack (no side table, no per-field
+ * bytes), and one that lost its last TTL is back to that size. */
+static void test_ttl_no_overhead(void) {
+    const struct type_ops *ops = type_table[OBJ_HASH];
+    struct kv *plain = new_hash(), *was = new_hash();
+    fill(plain, 5, "f", "v");
+    fill(was, 5, "f", "v");
+    size_t base = ops->usage(plain, 0);
+    CHECK_EQ_LL(base, hk_usable_size(kv_ptr(plain)));
+    hashv_set_ttl(was, "f1", 2, 5);
+    CHECK(ops->usage(was, 0) > base);
+    hashv_persist(was, "f1", 2);
+    hashv_ttl_trim(was);
+    CHECK_EQ_LL(ops->usage(was, 0), base);
+    kv_free(plain);
+    kv_free(was);
+}
+
+/* Deadlines kept in a heap: after random sets, updates, persists and
+ * deletes the earliest is always the minimum of a shadow copy, and due
+ * fields go earliest first. */
+struct due_order {
+    long long *shadow;
+    long long last;
+    int bad;
+};
+
+static void check_order(void *ctx, const char *f, size_t fl) {
+    struct due_order *o = ctx;
+    char buf[16];
+    memcpy(buf, f, fl);
+    buf[fl] = 0;
+    long long when = o->shadow[atoi(buf + 1)];
+    if (when < o->last) o->bad = 1;
+    o->last = when;
+    o->shadow[atoi(buf + 1)] = -1;
+}
+
+static void test_ttl_heap_random(void) {
+    enum { N = 300 };
+    long long shadow[N];
+    limits_set(1000, 64);
+    for (int round = 0; round < 2; round++) {
+        struct kv *e = round ? new_ht() : new_hash();
+        fill(e, N, "f", "v");
+        CHECK_EQ_LL(hashv_packed(e), !round);
+        srand(7 + round);
+        for (int i = 0; i < N; i++) shadow[i] = -1;
+        char f[16];
+        for (int step = 0; step < 5000; step++) {
+            int i = rand() % N, op = rand() % 10;
+            int fl = snprintf(f, sizeof(f), "f%d", i);
+            if (!hashv_exists(e, f, (size_t)fl)) {
+                set_s(e, f, "again");
+                shadow[i] = -1;
+            } else if (op < 6) {
+                shadow[i] = 1000 + rand() % 100000;
+                hashv_set_ttl(e, f, (size_t)fl, shadow[i]);
+            } else if (op < 8) {
+                CHECK_EQ_LL(hashv_persist(e, f, (size_t)fl), shadow[i] >= 0);
+                shadow[i] = -1;
+            } else {
+                CHECK_EQ_LL(hashv_del(e, f, (size_t)fl, NULL), 1);
+                shadow[i] = -1;
+            }
+            long long min = LLONG_MAX;
+            for (int j = 0; j < N; j++)
+                if (shadow[j] >= 0 && shadow[j] < min) min = shadow[j];
+            if (hashv_next_expire(e) != min) {
+                CHECK_EQ_LL(hashv_next_expire(e), min);
+                break;
+            }
+        }
+        struct due_order o = {shadow, 0, 0};
+        uint64_t ttls = hashv_ttl_count(e);
+        CHECK_EQ_LL(hashv_expire_due(e, 50000, 1u << 30, check_order, &o) + hashv_ttl_count(e), ttls);
+        CHECK(!o.bad);
+        for (int j = 0; j < N; j++) {
+            int fl = snprintf(f, sizeof(f), "f%d", j);
+            if (shadow[j] >= 0) CHECK(shadow[j] > 50000 && hashv_ttl(e, f, (size_t)fl) == shadow[j]);
+        }
+        CHECK(hashv_next_expire(e) > 50000);
+        kv_free(e);
+    }
+    limits_restore();
+}
+
+/* The view handed to the samplers shares the data of a hash with TTLs;
+ * a plain hash is its own view. */
+static void test_ttl_view(void) {
+    struct kv *e = new_hash();
+    fill(e, 6, "f", "v");
+    CHECK(hashv_view(e) == e);
+    hashv_set_ttl(e, "f2", 2, 99);
+    struct kv *v = hashv_view(e);
+    CHECK(v != e);
+    CHECK_EQ_LL(kv_enc(v), ENC_LISTPACK);
+    CHECK_EQ_LL(hashv_len(v), 6);
+    struct hashv_val f;
+    for (int i = 0; i < 50; i++) {
+        hashv_random_field(v, &f);
+        CHECK(f.len == 2 && f.s[0] == 'f');
+    }
+    hashv_view_free(e, v);
+    /* Digest, as Redis 8's: a field with a TTL has "!!hexpire!!" mixed
+     * into its pair, whatever the deadline. */
+    unsigned char d1[20], d2[20], d3[20];
+    digest_of(e, d1);
+    hashv_set_ttl(e, "f2", 2, 12345);
+    digest_of(e, d3);
+    CHECK(memcmp(d1, d3, 20) == 0);
+    hashv_persist(e, "f2", 2);
+    hashv_ttl_trim(e);
+    digest_of(e, d2);
+    CHECK(memcmp(d1, d2, 20) != 0);
+    unsigned char want[20], pair[20] = {0}, plain[20] = {0};
+    memcpy(want, d2, 20);
+    dg_mix(plain, "f2", 2);
+    dg_mix(plain, "v2", 2);
+    memcpy(pair, plain, 20);
+    dg_xor(pair, "!!hexpire!!", 11);
+    dg_xor(want, plain, 20);
+    dg_xor(want, pair, 20);
+    CHECK(memcmp(want, d1, 20) == 0);
+    kv_free(e);
+}
+
 int main(void) {
     hk_hash_init(12345);
     TEST_RUN(test_del_pre_change);
@@ -562,5 +812,11 @@ int main(void) {
     TEST_RUN(test_dup);
     TEST_RUN(test_usage);
     TEST_RUN(test_digest);
+    TEST_RUN(test_ttl_listpack);
+    TEST_RUN(test_ttl_hashtable);
+    TEST_RUN(test_ttl_convert_dup_usage);
+    TEST_RUN(test_ttl_no_overhead);
+    TEST_RUN(test_ttl_view);
+    TEST_RUN(test_ttl_heap_random);
     return TEST_REPORT();
 }

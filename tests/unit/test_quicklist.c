@@ -8,11 +8,15 @@
  * test_listval.c. */
 #include "core/alloc.h"
 #include "core/listpack.h"
+#include "core/lzf.h"
 #include "core/status.h"
+#include "store/kv.h"
 #include "test.h"
 #include "types/list.h"
+#include "types/types.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -73,9 +77,10 @@ static int ql_sane(const struct qlist *ql) {
     int ok = 1;
     for (const struct qnode *n = ql->head; n; prev = n, n = n->next) {
         if (n->prev != prev) ok = 0;
-        if (lp_count(n->lp) == 0) ok = 0;
-        if (n->plain && lp_count(n->lp) != 1) ok = 0;
-        count += lp_count(n->lp);
+        if (!n->lp == !n->lzf) ok = 0;
+        if (ql_node_count(n) == 0) ok = 0;
+        if (n->plain && ql_node_count(n) != 1) ok = 0;
+        count += ql_node_count(n);
         len++;
     }
     if (ql->tail != prev) ok = 0;
@@ -91,14 +96,14 @@ static int ql_within(const struct qlist *ql, long long fill) {
     ql_limits(fill, &sz, &cnt);
     for (const struct qnode *n = ql->head; n; n = n->next) {
         if (n->plain) continue;
-        if (lp_bytes(n->lp) > sz || lp_count(n->lp) > cnt) return 0;
-        if (fill >= 0 && lp_count(n->lp) > 1 && lp_bytes(n->lp) > 8192 + 64) return 0;
+        if (ql_node_bytes(n) > sz || ql_node_count(n) > cnt) return 0;
+        if (fill >= 0 && ql_node_count(n) > 1 && ql_node_bytes(n) > 8192 + 64) return 0;
     }
     return 1;
 }
 
 /* The list equals the model, walked forward and backward with a cursor. */
-static int ql_matches(const struct qlist *ql, const struct model *m) {
+static int ql_matches(struct qlist *ql, const struct model *m) {
     if (ql->count != m->n) return 0;
     struct ql_cur cur;
     if (m->n == 0) return ql_cur_seek(&cur, ql, 0) == HK_ERR_INDEX_RANGE;
@@ -127,7 +132,56 @@ static void push_num(struct qlist *ql, struct model *m, long long fill, long lon
     push_str(ql, m, fill, b, head);
 }
 
-static unsigned long node_count(const struct qnode *n) { return n ? lp_count(n->lp) : 0; }
+static unsigned long node_count(const struct qnode *n) { return n ? ql_node_count(n) : 0; }
+
+/* Whether raw listpack lp would be kept compressed under Redis's rules
+ * (at least 48 bytes, at least 8 saved). */
+static int worth_compressing(const lpack *lp) {
+    size_t sz = lp_bytes(lp);
+    if (sz < 48) return 0;
+    unsigned char *out = malloc(sz);
+    size_t c = lzf_compress(lp, sz, out, sz);
+    free(out);
+    return c != 0 && c + 8 < sz;
+}
+
+/* The compression rule: the `compress` nodes at each end raw; every other
+ * node compressed, or raw only when compressing it would not pay (or it is
+ * the node lent to a cursor, when lent_ok). A compressed node decodes to
+ * a listpack of the recorded size and count. */
+static int ql_compress_ok(const struct qlist *ql, int lent_ok) {
+    unsigned long i = 0;
+    int ok = 1;
+    if (!lent_ok && ql->lent) ok = 0;
+    for (const struct qnode *n = ql->head; n; n = n->next, i++) {
+        int edge = ql->compress == 0 || i < ql->compress || i + ql->compress >= ql->len;
+        if (edge || (lent_ok && n == ql->lent)) {
+            if (!n->lp && ql->compress) {
+                fprintf(stderr, "node %lu of %lu compressed within depth %u\n", i, ql->len, ql->compress);
+                ok = 0;
+            }
+            if (!n->lp && !ql->compress) ok = 0;
+        } else if (n->lp) {
+            if (worth_compressing(n->lp)) {
+                fprintf(stderr, "interior node %lu of %lu (%zu bytes) left raw\n", i, ql->len, lp_bytes(n->lp));
+                ok = 0;
+            }
+        } else {
+            lpack *lp = malloc(n->lzf->raw);
+            if (lzf_decompress(n->lzf->data, n->lzf->csz, lp, n->lzf->raw) != n->lzf->raw ||
+                lp_bytes(lp) != n->lzf->raw || lp_count(lp) != n->lzf->count || n->lzf->csz + 8 >= n->lzf->raw)
+                ok = 0;
+            free(lp);
+        }
+    }
+    return ok;
+}
+
+static unsigned long compressed_nodes(const struct qlist *ql) {
+    unsigned long c = 0;
+    for (const struct qnode *n = ql->head; n; n = n->next) c += n->lp == NULL;
+    return c;
+}
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -652,16 +706,23 @@ static void test_dup(void) {
 
 /* Random operations against the model with several fills, checking the
  * invariants and the contents after every one. */
-static void test_random_model(void) {
-    static const long long fills[] = {-1, -2, -5, 1, 2, 3, 7, 128};
+/* The randomized model run at compression depth `depth`: after every step
+ * the list is sane, obeys the compression rule, matches the model (walking
+ * it lends nodes), and obeys the rule again once released. */
+static unsigned long seen_compressed;
+
+static void random_model(int depth, const long long *fills, int nfills, int steps, int prefill) {
     static char big[20000];
     memset(big, 'Z', sizeof(big));
-    srand(12345);
-    for (int f = 0; f < (int)(sizeof(fills) / sizeof(fills[0])); f++) {
+    srand(12345 + depth);
+    for (int f = 0; f < nfills; f++) {
         long long fill = fills[f];
         struct qlist *ql = ql_new();
+        ql_set_compress(ql, depth);
         struct model m = {0};
-        for (int step = 0; step < 3000; step++) {
+        /* Start from a longer list, so there are nodes past the depth. */
+        for (int i = 0; i < prefill; i++) push_num(ql, &m, fill, i % 7, i & 1);
+        for (int step = 0; step < steps; step++) {
             char b[64];
             const char *s = b;
             size_t len;
@@ -705,7 +766,9 @@ static void test_random_model(void) {
                 unsigned long want = 0;
                 for (unsigned long i = 0; i < m.n; i++) want += m.len[i] == len && memcmp(m.s[i], s, len) == 0;
                 if (max && want > max) want = max;
-                unsigned long got = ql_cur_find(&cur, s, len, fwd) ? ql_remove(ql, &cur, fwd, s, len, max) : 0;
+                unsigned long got = 0;
+                if (ql_cur_find(&cur, s, len, fwd)) got = ql_remove(ql, &cur, fwd, s, len, max);
+                else ql_release(ql);
                 CHECK_EQ_LL(got, want);
                 for (unsigned long done = 0, i = fwd ? 0 : m.n; done < want;) {
                     if (fwd) {
@@ -728,15 +791,198 @@ static void test_random_model(void) {
                 ql_del_range(ql, head ? 0 : m.n - 1, 1);
                 m_delete(&m, head ? 0 : m.n - 1, 1);
             }
-            if (!ql_sane(ql) || !ql_matches(ql, &m)) {
-                fprintf(stderr, "fill %lld: diverged at step %d (op %d)\n", fill, step, op);
+            seen_compressed += compressed_nodes(ql);
+            int ok = ql_sane(ql) && ql_compress_ok(ql, 0) && ql_matches(ql, &m) && ql_compress_ok(ql, 1);
+            ql_release(ql);
+            if (!ok || !ql_compress_ok(ql, 0)) {
+                fprintf(stderr, "depth %d fill %lld: diverged at step %d (op %d)\n", depth, fill, step, op);
                 CHECK(0);
                 break;
             }
         }
+        /* A copy keeps the compression, and its contents. */
+        struct qlist *d = ql_dup(ql);
+        CHECK(d->compress == ql->compress);
+        CHECK_EQ_LL(compressed_nodes(d), compressed_nodes(ql));
+        CHECK(ql_sane(d) && ql_matches(d, &m));
+        ql_release(d);
+        CHECK(ql_compress_ok(d, 0));
+        ql_free(d);
         ql_free(ql);
         m_free(&m);
     }
+}
+
+static void test_random_model(void) {
+    static const long long fills[] = {-1, -2, -5, 1, 2, 3, 7, 128};
+    random_model(0, fills, 8, 3000, 0);
+}
+
+static void test_random_model_compressed(void) {
+    static const long long fills[] = {-1, -2, 3, 7, 128};
+    for (int depth = 1; depth <= 3; depth++) {
+        seen_compressed = 0;
+        random_model(depth, fills, 5, 1000, 300);
+        /* The run did meet compressed nodes, many of them. */
+        CHECK(seen_compressed > 1000);
+    }
+}
+
+/* Compressible elements in many nodes: interior nodes compressed, the
+ * ends raw, reading a middle element lends its node and release puts it
+ * back; popping down to the depth leaves every node raw. */
+static void test_compress_layout(void) {
+    for (unsigned depth = 1; depth <= 3; depth++) {
+        struct qlist *ql = ql_new();
+        ql_set_compress(ql, depth);
+        struct model m = {0};
+        for (int i = 0; i < 2000; i++) {
+            char b[32];
+            snprintf(b, sizeof(b), "element-number-%d", i % 10);
+            push_str(ql, &m, 16, b, 0);
+        }
+        CHECK_EQ_LL(ql->len, 125);
+        CHECK(ql_compress_ok(ql, 0));
+        CHECK_EQ_LL(compressed_nodes(ql), 125 - 2 * depth);
+        struct ql_cur cur;
+        CHECK_EQ_LL(ql_cur_seek(&cur, ql, 1000), HK_OK);
+        CHECK(ql->lent == cur.n && cur.n->lp);
+        CHECK_EQ_LL(compressed_nodes(ql), 125 - 2 * depth - 1);
+        /* Walking on lends the next node and gives the last one back. */
+        for (int i = 0; i < 16; i++) ql_cur_next(&cur);
+        CHECK(ql->lent == cur.n);
+        CHECK_EQ_LL(compressed_nodes(ql), 125 - 2 * depth - 1);
+        ql_release(ql);
+        CHECK(!ql->lent);
+        CHECK_EQ_LL(compressed_nodes(ql), 125 - 2 * depth);
+        /* Ends stay raw through pops from both sides. */
+        while (ql->len > 2 * depth) {
+            ql_del_range(ql, 0, 16);
+            ql_del_range(ql, ql->count - 16, 16);
+            CHECK(ql_compress_ok(ql, 0));
+        }
+        CHECK_EQ_LL(compressed_nodes(ql), 0);
+        ql_free(ql);
+        m_free(&m);
+    }
+}
+
+/* Small nodes (under 48 bytes) and incompressible ones stay raw; a plain
+ * node of repetitive bytes is compressed like any other. */
+/* An entry takes the depth in force when it becomes a quicklist, keeps it
+ * when the setting changes, and takes the new one after it went back to a
+ * listpack; DEBUG OBJECT's fields, the digest (as an uncompressed copy's)
+ * and MEMORY USAGE (compressed sizes) of compressed entries. */
+static void fill_entry(struct kv *e, int n) {
+    for (int i = 0; i < n; i++) {
+        char b[64];
+        int len = snprintf(b, sizeof(b), "entry-payload-%d-aaaaaaaaaaaaaaaa", i % 13);
+        struct listv v;
+        listv_open(&v, e);
+        listv_grow(&v, (size_t)len, 1);
+        listv_push(&v, b, (size_t)len, 0);
+        listv_done(&v);
+    }
+}
+
+static void test_entry_depth_and_debug_info(void) {
+    atomic_store(&type_limits.list_max_listpack_size, 8);
+    atomic_store(&type_limits.list_compress_depth, 2);
+    struct kv *c = listv_new_entry("c", 1);
+    fill_entry(c, 400);
+    atomic_store(&type_limits.list_compress_depth, 0);
+    struct kv *u = listv_new_entry("u", 1);
+    fill_entry(u, 400);
+    /* c keeps depth 2 as it grows under the new setting. */
+    fill_entry(c, 400);
+    fill_entry(u, 400);
+    const struct qlist *cq = kv_ptr(c), *uq = kv_ptr(u);
+    CHECK_EQ_LL(kv_enc(c), ENC_QUICKLIST);
+    CHECK_EQ_LL(cq->compress, 2);
+    CHECK_EQ_LL(uq->compress, 0);
+    CHECK_EQ_LL(cq->len, 100);
+    CHECK_EQ_LL(compressed_nodes(cq), 96);
+    CHECK_EQ_LL(compressed_nodes(uq), 0);
+    CHECK(ql_compress_ok(cq, 0));
+    char buf[256];
+    size_t n = listv_debug_info(c, buf, sizeof(buf));
+    unsigned long raw = 0;
+    for (const struct qnode *x = cq->head; x; x = x->next) raw += ql_node_bytes(x);
+    char want[256];
+    snprintf(want, sizeof(want),
+             " ql_nodes:100 ql_avg_node:8.00 ql_listpack_max:8 ql_compressed:1 ql_uncompressed_size:%lu", raw);
+    CHECK_MEM(buf, n, want);
+    n = listv_debug_info(u, buf, sizeof(buf));
+    snprintf(want, sizeof(want),
+             " ql_nodes:100 ql_avg_node:8.00 ql_listpack_max:8 ql_compressed:0 ql_uncompressed_size:%lu", raw);
+    CHECK_MEM(buf, n, want);
+    /* Truncated output stays NUL-terminated and reports the full length. */
+    char small[10];
+    CHECK_EQ_LL(listv_debug_info(c, small, sizeof(small)), strlen(want));
+    CHECK(strlen(small) == sizeof(small) - 1);
+    unsigned char dc[20] = {0}, du[20] = {0};
+    kv_digest_value(c, dc);
+    kv_digest_value(u, du);
+    CHECK(memcmp(dc, du, 20) == 0);
+    CHECK(kv_usage(c, 0) * 2 < kv_usage(u, 0));
+    /* A copy keeps the compression. */
+    struct kv *d = kv_dup(c, "d", 1, -1);
+    CHECK_EQ_LL(compressed_nodes(kv_ptr(d)), 96);
+    unsigned char dd[20] = {0};
+    kv_digest_value(d, dd);
+    CHECK(memcmp(dd, du, 20) == 0);
+    kv_free(d);
+    /* Down to a listpack and up again: the depth now in force (0). */
+    struct listv v;
+    listv_open(&v, c);
+    listv_del_range(&v, 2, listv_len(&v) - 2);
+    CHECK_EQ_LL(listv_after_removal(&v), 0);
+    CHECK_EQ_LL(kv_enc(c), ENC_LISTPACK);
+    n = listv_debug_info(c, buf, sizeof(buf));
+    CHECK_EQ_LL(n, 0);
+    CHECK_MEM(buf, n, "");
+    fill_entry(c, 400);
+    CHECK_EQ_LL(((const struct qlist *)kv_ptr(c))->compress, 0);
+    CHECK_EQ_LL(compressed_nodes(kv_ptr(c)), 0);
+    kv_free(c);
+    kv_free(u);
+    atomic_store(&type_limits.list_max_listpack_size, -2);
+}
+
+static void test_compress_thresholds(void) {
+    struct qlist *ql = ql_new();
+    ql_set_compress(ql, 1);
+    struct model m = {0};
+    for (int i = 0; i < 10; i++) push_str(ql, &m, 1, "abc", 0);
+    CHECK_EQ_LL(ql->len, 10);
+    CHECK_EQ_LL(compressed_nodes(ql), 0);
+    ql_free(ql);
+    m_free(&m);
+
+    ql = ql_new();
+    ql_set_compress(ql, 1);
+    char rnd[200];
+    srand(7);
+    for (int i = 0; i < 6; i++) {
+        for (size_t j = 0; j < sizeof(rnd); j++) rnd[j] = (char)('!' + rand() % 90);
+        ql_push(ql, 1, rnd, sizeof(rnd), 0);
+    }
+    CHECK_EQ_LL(compressed_nodes(ql), 0);
+    CHECK(ql_compress_ok(ql, 0));
+    static char big[30000];
+    memset(big, 'q', sizeof(big));
+    ql_push(ql, 1, big, sizeof(big), 0);
+    ql_push(ql, 1, "tail", 4, 0);
+    CHECK(ql->tail->prev->plain && !ql->tail->prev->lp);
+    CHECK(ql->tail->prev->lzf->csz < 1000);
+    struct ql_cur cur;
+    ql_cur_seek(&cur, ql, 6);
+    struct lp_val v;
+    ql_cur_get(&cur, &v);
+    CHECK(v.len == sizeof(big) && memcmp(v.s, big, sizeof(big)) == 0);
+    ql_release(ql);
+    CHECK(ql_compress_ok(ql, 0));
+    ql_free(ql);
 }
 
 int main(void) {
@@ -757,5 +1003,9 @@ int main(void) {
     TEST_RUN(test_cursor);
     TEST_RUN(test_dup);
     TEST_RUN(test_random_model);
+    TEST_RUN(test_random_model_compressed);
+    TEST_RUN(test_compress_layout);
+    TEST_RUN(test_compress_thresholds);
+    TEST_RUN(test_entry_depth_and_debug_info);
     return TEST_REPORT();
 }
