@@ -155,11 +155,22 @@ static void clamp_range(long long total, long long *start, long long *end) {
     if (*end >= total) *end = total - 1;
 }
 
-/* BITCOUNT key [start end [BYTE|BIT]]. As in Redis 7.2 the key is looked
- * up first: a missing key answers 0 whatever the arguments (8.0 changed
- * this), and a range with both ends negative and start > end answers 0
- * before the unit is checked. */
+/* BITCOUNT key [start end [BYTE|BIT]]. As in Redis 8 the arguments are
+ * checked before the key is looked up, so a missing key still gets the
+ * syntax and integer errors; then the type, then an empty range (both ends
+ * negative and start > end, or nothing left after clamping) answers 0. */
 void cmd_bitcount(struct cmd_ctx *c) {
+    long long start = 0, end = -1;
+    int isbit = 0, ranged = c->argc > 2;
+    if (c->argc == 3 || c->argc > 5) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    if (ranged) {
+        if (!arg_ll_or_reply(c, &c->argv[2], &start, NULL)) return;
+        if (!arg_ll_or_reply(c, &c->argv[3], &end, NULL)) return;
+        if (c->argc == 5 && !parse_unit(c, &c->argv[4], &isbit)) return;
+    }
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -171,23 +182,14 @@ void cmd_bitcount(struct cmd_ctx *c) {
     char nb[HK_LONG_STR_SIZE];
     size_t len;
     const unsigned char *p = bytes_of(e, nb, &len);
-    if (c->argc == 2) {
+    if (!ranged) {
         reply_int(c, popcount(p, len));
         return;
     }
-    if (c->argc != 4 && c->argc != 5) {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    long long start, end;
-    int isbit = 0;
-    if (!arg_ll_or_reply(c, &c->argv[2], &start, NULL)) return;
-    if (!arg_ll_or_reply(c, &c->argv[3], &end, NULL)) return;
     if (start < 0 && end < 0 && start > end) {
         reply_int(c, 0);
         return;
     }
-    if (c->argc == 5 && !parse_unit(c, &c->argv[4], &isbit)) return;
     clamp_range(isbit ? (long long)len * 8 : (long long)len, &start, &end);
     if (start > end) {
         reply_int(c, 0);
@@ -234,7 +236,7 @@ static long long find_bit(const unsigned char *p, uint64_t first, uint64_t last,
 }
 
 /* BITPOS key bit [start [end [BYTE|BIT]]]. A missing key is an endless
- * run of zeros (answered before the range is parsed, as in Redis 7.2).
+ * run of zeros, answered after the arguments are checked (Redis 8).
  * When no end is given a search for 0 that finds none answers the first
  * bit after the string (zero padding on the right); with an explicit end
  * it answers -1. */
@@ -245,14 +247,6 @@ void cmd_bitpos(struct cmd_ctx *c) {
         reply_error(c, "ERR The bit argument must be 1 or 0.");
         return;
     }
-    struct keyref k;
-    key_of(c, 1, &k);
-    struct kv *e = lookup_read(c, &k);
-    if (!e) {
-        reply_int(c, bit ? -1 : 0);
-        return;
-    }
-    if (!check_type(c, e, OBJ_STRING)) return;
     long long start = 0, end = -1;
     int isbit = 0, end_given = 0;
     if (c->argc >= 4 && c->argc <= 6) {
@@ -266,6 +260,14 @@ void cmd_bitpos(struct cmd_ctx *c) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_int(c, bit ? -1 : 0);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
     char nb[HK_LONG_STR_SIZE];
     size_t len;
     const unsigned char *p = bytes_of(e, nb, &len);

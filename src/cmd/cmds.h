@@ -16,4 +16,8 @@
 /* geo.c: GEORADIUS / GEORADIUSBYMEMBER key finder (source + STORE target). */
 int geo_radius_getkeys(const hk_slice *argv, int argc, int *keys, int max);
 
+/* sort.c: SORT (sorted key + STORE destination) and SORT_RO key finders. */
+int sort_getkeys(const hk_slice *argv, int argc, int *keys, int max);
+int sort_ro_getkeys(const hk_slice *argv, int argc, int *keys, int max);
+
 #endif

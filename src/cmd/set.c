@@ -212,9 +212,11 @@ void cmd_spop(struct cmd_ctx *c) {
          * one and free it. */
         uint64_t remaining = size - (uint64_t)count;
         struct setv ns = setv_new(o.enc == ENC_INTSET ? ENC_INTSET : ENC_LISTPACK);
+        struct setv_rand rs;
+        setv_rand_init(&rs, &o, remaining);
         while (remaining--) {
             struct lp_val v;
-            setv_random(&o, &v);
+            setv_rand_next(&rs, &v);
             setv_add_val(&ns, &v);
             setv_remove(&o, lp_val_ptr(&v), v.len, NULL);
         }
@@ -233,9 +235,11 @@ void cmd_spop(struct cmd_ctx *c) {
     long long n = count < 0 ? 1 : count;
     if (count > 0) reply_set(c, n);
     b.left = (uint64_t)n;
+    struct setv_rand rs;
+    setv_rand_init(&rs, &o, (uint64_t)n);
     for (long long i = 0; i < n; i++) {
         struct lp_val v;
-        setv_random(&o, &v);
+        setv_rand_next(&rs, &v);
         /* Reply before removing: the member's bytes live in the set. */
         reply_val(c, &v);
         srem_batch_add(&b, &v);
@@ -301,8 +305,10 @@ void cmd_srandmember(struct cmd_ctx *c) {
         unsigned long long count = (unsigned long long)-l;
         reply_array(c, (long long)count);
         if (o.enc == ENC_HT) {
+            struct setv_rand rs;
+            setv_rand_init(&rs, &o, count);
             for (unsigned long long i = 0; i < count; i++) {
-                setv_random(&o, &v);
+                setv_rand_next(&rs, &v);
                 reply_val(c, &v);
             }
             return;
@@ -346,9 +352,11 @@ void cmd_srandmember(struct cmd_ctx *c) {
      * remembered by node address in a small table of their own. */
     struct htable seen;
     ht_init(&seen);
+    struct setv_rand rs;
+    setv_rand_init(&rs, &o, count);
     unsigned long long got = 0;
     while (got < count) {
-        setv_random(&o, &v);
+        setv_rand_next(&rs, &v);
         uint64_t h = hk_hash(&v.s, sizeof(v.s));
         if (ht_find_link(&seen, h, pick_match, v.s)) continue;
         struct pick *p = hk_malloc(sizeof(*p));

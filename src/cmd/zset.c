@@ -617,39 +617,70 @@ void cmd_zrandmember(struct cmd_ctx *c) {
     unsigned long size = zs_len(e);
     int uniq = l > 0;
     unsigned long long count = l > 0 ? (unsigned long long)l : (unsigned long long)(-(l + 1)) + 1;
-    zit_init(&it, e);
-    if (!uniq || count == 1) {
-        reply_array(c, withscores && c->resp < 3 ? (long long)count * 2 : (long long)count);
-        while (count--) {
-            zit_seek(&it, (unsigned long)(hk_rand64() % size));
-            rand_emit(c, &it, withscores);
-        }
-        return;
-    }
-    if (count >= size) {
+    if (uniq && count >= size) {
         reply_array(c, withscores && c->resp < 3 ? (long long)size * 2 : (long long)size);
+        zit_init(&it, e);
         for (zit_seek(&it, 0); zit_valid(&it); zit_next(&it))
             rand_emit(c, &it, withscores);
         return;
     }
-    /* Distinct ranks: selection sampling over the set, then a shuffle so
-     * the reply order is random too. */
-    unsigned long *ranks = hk_malloc((size_t)count * sizeof(unsigned long));
-    unsigned long need = (unsigned long)count, got = 0;
-    for (unsigned long i = 0; i < size && got < need; i++)
-        if (hk_rand64() % (size - i) < need - got) ranks[got++] = i;
-    for (unsigned long i = got; i > 1; i--) {
+    /* Every pick is a uniform rank; a listpack's positions are indexed
+     * once so a pick costs no walk. */
+    struct zrank_index x;
+    zrank_index(&x, e);
+    if (!uniq || count == 1) {
+        reply_array(c, withscores && c->resp < 3 ? (long long)count * 2 : (long long)count);
+        while (count--) {
+            zrank_seek(&x, (unsigned long)(hk_rand64() % size));
+            rand_emit(c, &x.it, withscores);
+        }
+        zrank_free(&x);
+        return;
+    }
+    unsigned long need = (unsigned long)count;
+    unsigned long *ranks = hk_malloc((size_t)need * sizeof(unsigned long));
+    if ((unsigned long long)need * 3 <= size) {
+        /* Few out of many: Floyd's sampling, O(count), a uniform subset
+         * (distinct ranks kept in a small open-addressing set). */
+        size_t cap = 16;
+        while (cap < (size_t)need * 2) cap <<= 1;
+        unsigned long *set = hk_malloc(cap * sizeof(unsigned long));
+        for (size_t i = 0; i < cap; i++) set[i] = ULONG_MAX;
+        unsigned long got = 0;
+        for (unsigned long j = size - need; j < size; j++) {
+            unsigned long t = (unsigned long)(hk_rand64() % ((uint64_t)j + 1));
+            size_t h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
+            while (set[h] != ULONG_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+            if (set[h] == t) {
+                /* t was taken: j (new this round) goes in instead. */
+                t = j;
+                h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
+                while (set[h] != ULONG_MAX) h = (h + 1) & (cap - 1);
+            }
+            set[h] = t;
+            ranks[got++] = t;
+        }
+        hk_free(set);
+    } else {
+        /* A large share: selection sampling over the ranks, O(size). */
+        unsigned long got = 0;
+        for (unsigned long i = 0; i < size && got < need; i++)
+            if (hk_rand64() % (size - i) < need - got) ranks[got++] = i;
+    }
+    /* Neither gives a random order: shuffle, so the reply order is too. */
+    for (unsigned long i = need; i > 1; i--) {
         unsigned long j = (unsigned long)(hk_rand64() % i);
         unsigned long t = ranks[i - 1];
         ranks[i - 1] = ranks[j];
         ranks[j] = t;
     }
-    reply_array(c, withscores && c->resp < 3 ? (long long)got * 2 : (long long)got);
-    for (unsigned long i = 0; i < got; i++) {
-        zit_seek(&it, ranks[i]);
-        rand_emit(c, &it, withscores);
+    reply_array(c, withscores && c->resp < 3 ? (long long)need * 2 : (long long)need);
+    for (unsigned long i = 0; i < need; i++) {
+        zrank_seek(&x, ranks[i]);
+        rand_emit(c, &x.it, withscores);
     }
     hk_free(ranks);
+    zrank_free(&x);
 }
 
 /* ---- ZSCAN ---- */

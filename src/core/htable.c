@@ -13,6 +13,7 @@
 #include "htable.h"
 
 #include "alloc.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -251,6 +252,54 @@ struct hnode *ht_random_bucket(struct htable *t, uint64_t rnd) {
         if (e) return e;
     }
     return NULL;
+}
+
+/* Live bucket positions: the insert array, plus the old array's buckets
+ * not yet moved while rehashing. */
+static uint64_t live_positions(const struct htable *t) {
+    if (!t->buckets) return 0;
+    return t->mask + 1 + (t->old ? t->omask + 1 - t->rehash_idx : 0);
+}
+
+static unsigned chain_bound(const struct htable *t, uint64_t picks) {
+    uint64_t n = live_positions(t);
+    if (n > HT_SYNC_MAX && n / 16 > picks) return HT_FAIR_BOUND;
+    unsigned longest = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        unsigned len = 0;
+        for (struct hnode *x = ht_sample_bucket(t, i); x; x = x->next) len++;
+        if (len > longest) longest = len;
+    }
+    return longest;
+}
+
+void ht_sampler_init(struct ht_sampler *s, const struct htable *t, uint64_t picks) {
+    s->t = t;
+    s->mask = t->mask;
+    s->old = t->old;
+    s->picks = picks ? picks : 1;
+    s->bound = chain_bound(t, s->picks);
+}
+
+struct hnode *ht_sampler_next(struct ht_sampler *s) {
+    const struct htable *t = s->t;
+    if (t->mask != s->mask || t->old != s->old) {
+        s->mask = t->mask;
+        s->old = t->old;
+        s->bound = chain_bound(t, s->picks);
+    }
+    if (s->picks > 1) s->picks--;
+    for (;;) {
+        struct hnode *x = ht_sample_bucket(t, hk_rand64());
+        if (!x) continue;
+        unsigned len = 0;
+        for (struct hnode *y = x; y; y = y->next) len++;
+        if (len > s->bound) s->bound = len;
+        uint64_t k = hk_rand64() % s->bound;
+        if (k >= len) continue;
+        while (k--) x = x->next;
+        return x;
+    }
 }
 
 void ht_iter_init(struct ht_iter *it, const struct htable *t) {

@@ -100,6 +100,29 @@ uint64_t ht_next_cursor(uint64_t mask, uint64_t cursor);
 struct hnode *ht_sample_bucket(const struct htable *t, uint64_t rnd);
 /* A non-empty bucket's head (random start, probing on), or NULL when empty. */
 struct hnode *ht_random_bucket(struct htable *t, uint64_t rnd);
+/* Uniform random picks. A live bucket position of either array is drawn
+ * uniformly and then a depth below `bound`; a depth past the end of that
+ * chain (or an empty bucket) is a miss and the draw is repeated. Every
+ * entry then has the same chance, 1 / (positions * bound), as long as no
+ * chain is longer than bound. The bound is the exact longest chain when
+ * scanning the buckets costs no more than the planned picks (or the table
+ * is small), otherwise HT_FAIR_BOUND, which no chain of a table kept near
+ * load 1 by a keyed hash reaches except with negligible probability; a
+ * longer chain met on the way raises it for the draws that follow. The
+ * bound is worked out again when the table resizes between picks (the
+ * caller may remove entries in between: SPOP). Expected draws per pick:
+ * positions * bound / count. Moves nothing; the table must not be empty
+ * when a pick is asked for. */
+#define HT_FAIR_BOUND 16
+struct ht_sampler {
+    const struct htable *t;
+    uint64_t mask;
+    struct hnode *const *old;
+    uint64_t picks;
+    unsigned bound;
+};
+void ht_sampler_init(struct ht_sampler *s, const struct htable *t, uint64_t picks);
+struct hnode *ht_sampler_next(struct ht_sampler *s);
 /* Bytes used by the bucket arrays. */
 static inline size_t ht_overhead(const struct htable *t) {
     return (ht_size(t) + (t->old ? t->omask + 1 : 0)) * sizeof(struct hnode *);

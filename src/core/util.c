@@ -268,14 +268,26 @@ static int glob_token(const unsigned char **pp, size_t *plp, int c, int nocase) 
     return match;
 }
 
+/* Redis's matcher recurses once per run of '*' and gives up (no match)
+ * past this depth; its answer is part of what clients observe. */
+#define GLOB_MAX_STARS 1000
+
 /* Glob matching in O(pattern * string) time: every token but '*' eats one
  * character, so on a mismatch it is enough to let the most recent '*' eat
  * one more character and retry from just after it (an earlier '*' can never
  * do better). The recursive form is exponential on patterns like
- * "a*a*a*a*...b", which a client could send to KEYS or SCAN MATCH. */
+ * "a*a*a*a*...b", which a client could send to KEYS or SCAN MATCH.
+ *
+ * Redis answers as if its recursion limit were part of the language: a
+ * pattern with more than GLOB_MAX_STARS runs of '*' followed by something
+ * never matches (a run that ends the pattern still matches the rest of
+ * the string). Runs are met in pattern order and backtracking never
+ * returns before the latest one, so counting them as they are entered
+ * gives that answer, and stops pathological patterns early. */
 static int glob_match(const unsigned char *p, size_t pl, const unsigned char *s, size_t sl, int nocase) {
     const unsigned char *star_p = NULL, *star_s = NULL;
     size_t star_pl = 0, star_sl = 0;
+    unsigned stars = 0;
     for (;;) {
         if (pl && *p == '*') {
             while (pl && *p == '*') {
@@ -283,6 +295,7 @@ static int glob_match(const unsigned char *p, size_t pl, const unsigned char *s,
                 pl--;
             }
             if (!pl) return 1;
+            if (++stars > GLOB_MAX_STARS) return 0;
             star_p = p;
             star_pl = pl;
             star_s = s;
@@ -402,5 +415,12 @@ uint64_t hk_rand64(void) {
     x ^= x >> 7;
     x ^= x << 17;
     state = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    /* The state moves linearly over GF(2), and the low bits of a plain
+     * xorshift64* output depend only on low state bits: two consecutive
+     * draws reduced modulo a small power of two (a bucket, then a depth in
+     * it) are then tied to each other. A full avalanche (splitmix64's
+     * finalizer) makes every output bit depend on the whole state. */
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
 }

@@ -70,7 +70,9 @@ static inline long long hk_clock_ns(void) {
 void hk_random_bytes(void *buf, size_t n);
 /* Random hex id of len characters (plus NUL) into buf. */
 void hk_random_hex(char *buf, size_t len);
-/* Per-thread xorshift generator. */
+/* Per-thread xorshift generator, its output fully mixed (every bit
+ * depends on the whole state), so draws reduced modulo small numbers are
+ * independent of each other. */
 uint64_t hk_rand64(void);
 
 #endif

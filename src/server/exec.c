@@ -443,6 +443,21 @@ int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *
     return HK_OK;
 }
 
+int exec_lock_all_shards(struct cmd_ctx *c) {
+    if (exec_holds_all(c)) return HK_OK;
+    if (c->flags & CTX_NESTED) return HK_ERR_LOCK_CONFLICT;
+    /* Not nested: c->ls is the context's own set. Nothing was read under
+     * it yet, so letting it go before taking everything loses nothing;
+     * the journal record is then tagged with every shard. */
+    struct lockset *ls = &c->own_ls;
+    if (ls->held) ls_release(ls);
+    ls_clear(ls);
+    ls_add_all(ls);
+    ls_acquire(ls);
+    journal_arm(c);
+    return HK_OK;
+}
+
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget) {
     struct cmd_ctx *c = &w->sys_ctx;
     c->flags = 0;

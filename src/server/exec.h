@@ -189,6 +189,16 @@ static inline int exec_holds_all(const struct cmd_ctx *c) { return c->ls->all &&
  * under an outer set that is not every shard. */
 int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *arg), void *arg);
 
+/* Widen the running command's lock set to every shard, for a handler
+ * that finds from its arguments that it will read keys outside its key
+ * spec (SORT with BY/GET patterns). Call it before the handler has read
+ * or written anything: the command's own shards are released and every
+ * shard is then taken in ascending order, so no deadlock is possible and
+ * what the handler does next is atomic. Returns HK_OK (also when every
+ * shard is held already), or HK_ERR_LOCK_CONFLICT, nothing changed, when
+ * nested under an outer set that is not every shard. */
+int exec_lock_all_shards(struct cmd_ctx *c);
+
 /* Active expiry of shard s on worker w's cron: locks the shard, expires
  * up to `budget` entries' worth of keys and as many hash fields, journals
  * their DELs and HDELs, unlocks. Returns the number of keys and fields

@@ -88,6 +88,7 @@
     X(KEV_ZRANGESTORE, "zrangestore", KEVC_ZSET, 1)                                                              \
     X(KEV_GEORADIUSSTORE, "georadiusstore", KEVC_ZSET, 1)                                                        \
     X(KEV_GEOSEARCHSTORE, "geosearchstore", KEVC_ZSET, 1)                                                        \
+    X(KEV_SORTSTORE, "sortstore", KEVC_LIST, 1)                                                                  \
     X(KEV_FLUSH, NULL, KEVC_NONE, 0)                                                                             \
     X(KEV_SWAPDB, NULL, KEVC_NONE, 1)
 

@@ -550,16 +550,9 @@ uint64_t hashv_scan(struct kv *e, uint64_t cursor, hashv_visit_fn fn, void *ctx)
 
 /* ---- random picks ----------------------------------------------------------------- */
 
-/* A random field of a non-empty hash table: a random non-empty bucket,
- * then a random entry of its chain. */
-static const struct hent *hash_ht_random(struct htable *t) {
-    struct hnode *head = ht_random_bucket(t, hk_rand64());
-    unsigned len = 0;
-    for (struct hnode *n = head; n; n = n->next) len++;
-    unsigned pick = (unsigned)(hk_rand64() % len);
-    while (pick--) head = head->next;
-    return (const struct hent *)head;
-}
+/* A uniformly random field of a non-empty hash table (htable.h's fair
+ * sampler). */
+static const struct hent *hash_ht_random(struct ht_sampler *sm) { return (const struct hent *)ht_sampler_next(sm); }
 
 static void visit_lp_pair(const lpack *lp, size_t pos, hashv_visit_fn fn, void *ctx) {
     struct lp_val f, v;
@@ -580,7 +573,9 @@ void hashv_random_field(struct kv *e, struct hashv_val *f) {
         f->len = f->tmp.len;
         return;
     }
-    const struct hent *h = hash_ht_random(kv_ptr(e));
+    struct ht_sampler sm;
+    ht_sampler_init(&sm, kv_ptr(e), 1);
+    const struct hent *h = hash_ht_random(&sm);
     f->tmp.is_int = 0;
     f->s = hent_field(h);
     f->len = h->flen;
@@ -593,9 +588,11 @@ static void hash_ht_sparse(struct htable *t, uint64_t count, hashv_visit_fn fn, 
     size_t cap = 16;
     while (cap < count * 2) cap <<= 1;
     const struct hent **set = hk_calloc(cap, sizeof(*set));
+    struct ht_sampler sm;
+    ht_sampler_init(&sm, t, count);
     uint64_t got = 0;
     while (got < count) {
-        const struct hent *h = hash_ht_random(t);
+        const struct hent *h = hash_ht_random(&sm);
         size_t i = (size_t)(((uintptr_t)h >> 4) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
         while (set[i] && set[i] != h) i = (i + 1) & (cap - 1);
         if (set[i]) continue;
@@ -616,7 +613,9 @@ void hashv_random_pairs(struct kv *e, uint64_t count, int distinct, hashv_visit_
             for (uint64_t i = 0; i < count; i++) visit_lp_pair(lp, pos[hk_rand64() % size], fn, ctx);
             hk_free(pos);
         } else {
-            for (uint64_t i = 0; i < count; i++) visit_hent(hash_ht_random(kv_ptr(e)), fn, ctx);
+            struct ht_sampler sm;
+            ht_sampler_init(&sm, kv_ptr(e), count);
+            for (uint64_t i = 0; i < count; i++) visit_hent(hash_ht_random(&sm), fn, ctx);
         }
         return;
     }

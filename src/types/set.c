@@ -24,8 +24,6 @@ struct snode {
 /* Listpacks are capped well below their 4 GiB offset limit, as Redis caps
  * them at 1 GiB, so a huge member goes to the hash table instead. */
 #define SET_LP_SAFE_BYTES (1ULL << 30)
-/* Chain depth sampled by setv_random. */
-#define SET_RAND_DEPTH 4
 
 /* set-max-intset-entries, capped where an intset's 32-bit length and its
  * reallocations stop being sensible. */
@@ -252,7 +250,14 @@ uint64_t setv_scan(const struct setv *o, uint64_t cursor, void (*fn)(const char 
     return ht_scan(o->p, cursor, scan_visit, &f);
 }
 
-void setv_random(const struct setv *o, struct lp_val *v) {
+void setv_rand_init(struct setv_rand *r, const struct setv *o, uint64_t picks) {
+    r->o = o;
+    r->picks = picks;
+    r->ready = 0;
+}
+
+void setv_rand_next(struct setv_rand *r, struct lp_val *v) {
+    const struct setv *o = r->o;
     uint64_t n = setv_size(o);
     if (o->enc == ENC_INTSET) {
         val_int(v, intset_get(o->p, (uint32_t)(hk_rand64() % n)));
@@ -262,26 +267,17 @@ void setv_random(const struct setv *o, struct lp_val *v) {
         lp_get(o->p, lp_seek(o->p, (long long)(hk_rand64() % n)), v);
         return;
     }
-    /* Draw (bucket, depth) pairs until one names a node: uniform over the
-     * members whose chain depth is below SET_RAND_DEPTH, which is all of
-     * them in a table kept near load 1. A chain deeper than that is walked
-     * whole; after many misses the first non-empty bucket is taken. */
-    struct htable *t = o->p;
-    struct hnode *h = NULL;
-    for (int tries = 0; tries < 1000 && !h; tries++) {
-        uint64_t r = hk_rand64();
-        struct hnode *x = ht_sample_bucket(t, r);
-        if (!x) continue;
-        unsigned chain = 0;
-        for (struct hnode *y = x; y; y = y->next) chain++;
-        unsigned k = (unsigned)((r >> 58) % SET_RAND_DEPTH);
-        if (chain > SET_RAND_DEPTH) k = (unsigned)(hk_rand64() % chain);
-        else if (k >= chain) continue;
-        while (k--) x = x->next;
-        h = x;
+    if (!r->ready || r->hs.t != o->p) {
+        ht_sampler_init(&r->hs, o->p, r->picks);
+        r->ready = 1;
     }
-    if (!h) h = ht_random_bucket(t, hk_rand64());
-    val_node(v, (const struct snode *)h);
+    val_node(v, (const struct snode *)ht_sampler_next(&r->hs));
+}
+
+void setv_random(const struct setv *o, struct lp_val *v) {
+    struct setv_rand r;
+    setv_rand_init(&r, o, 1);
+    setv_rand_next(&r, v);
 }
 
 /* ---- writing ---------------------------------------------------------- */

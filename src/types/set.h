@@ -77,12 +77,24 @@ void setv_maybe_convert(struct setv *o, uint64_t hint);
 /* A freshly built result whose members are all integers, and few enough,
  * becomes an intset (so OBJECT ENCODING matches Redis after SINTERSTORE). */
 void setv_maybe_intset(struct setv *o);
-/* A random member of a non-empty set into *v, uniform or close to it (the
- * hash table samples buckets); valid until the set changes. For a hash
- * table v->s points at the member's stored bytes, so the address names the
- * member while the set does not change (SRANDMEMBER skips repeats by it);
- * an integer of the other encodings is in v->buf (lp_val_ptr). */
+/* A uniformly random member of a non-empty set into *v, valid until the
+ * set changes. For a hash table v->s points at the member's stored bytes,
+ * so the address names the member while the set does not change
+ * (SRANDMEMBER skips repeats by it); an integer of the other encodings is
+ * in v->buf (lp_val_ptr). The small encodings index a member directly; a
+ * hash table uses the fair sampler of core/htable.h. */
 void setv_random(const struct setv *o, struct lp_val *v);
+/* The same for a series of about `picks` draws from one set (the sampler
+ * of a hash table is set up once); the set may lose members between
+ * draws (SPOP) but must not be empty at a draw. */
+struct setv_rand {
+    const struct setv *o;
+    uint64_t picks;
+    int ready;
+    struct ht_sampler hs;
+};
+void setv_rand_init(struct setv_rand *r, const struct setv *o, uint64_t picks);
+void setv_rand_next(struct setv_rand *r, struct lp_val *v);
 
 /* Iteration in storage order (ascending for intsets). The set must not
  * change while an iterator is live; lookups in the same set are allowed

@@ -488,6 +488,26 @@ void zit_seek(struct zit *it, unsigned long rank) {
         it->n = zsl_by_rank(it->z, rank + 1);
 }
 
+void zrank_index(struct zrank_index *x, const struct kv *e) {
+    zit_init(&x->it, e);
+    x->pos = NULL;
+    if (x->it.enc != ENC_LISTPACK) return;
+    unsigned long n = zs_len(e), i = 0;
+    x->pos = hk_malloc((n ? n : 1) * sizeof(size_t));
+    for (size_t p = lp_first(x->it.lp); p != LP_NONE && i < n; p = lp_next(x->it.lp, lp_next(x->it.lp, p)))
+        x->pos[i++] = p;
+}
+
+void zrank_seek(struct zrank_index *x, unsigned long rank) {
+    if (x->pos) x->it.pos = x->pos[rank];
+    else zit_seek(&x->it, rank);
+}
+
+void zrank_free(struct zrank_index *x) {
+    hk_free(x->pos);
+    x->pos = NULL;
+}
+
 unsigned long zit_rank(const struct zit *it) {
     if (it->enc == ENC_SKIPLIST) return zsl_rank(it->z, it->n) - 1;
     unsigned long r = 0;

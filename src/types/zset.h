@@ -142,6 +142,19 @@ unsigned long zit_rank(const struct zit *it);
 void zit_score_start(struct zit *it, const struct zrange *r, int rev);
 void zit_lex_start(struct zit *it, const struct zlex *r, int rev);
 
+/* Rank addressing for many random picks: zit_seek walks a listpack from
+ * its head, so zrank_index records a listpack's member positions once
+ * (O(size)) and each zrank_seek is then O(1); a skiplist seeks through
+ * its spans (O(log size)) and needs no index. The value must not change
+ * while the index is used; zrank_free releases it. */
+struct zrank_index {
+    struct zit it;
+    size_t *pos; /* listpack member positions by rank; NULL for a skiplist */
+};
+void zrank_index(struct zrank_index *x, const struct kv *e);
+void zrank_seek(struct zrank_index *x, unsigned long rank);
+void zrank_free(struct zrank_index *x);
+
 /* ---- building a result ---- */
 
 /* A result collected into a skiplist the way Redis fills a new destination

@@ -159,9 +159,10 @@ def test_bit_wrongtype(conn, other_type):
     assert conn.cmd("BITCOUNT", other_type) == WRONGTYPE
     assert conn.cmd("BITCOUNT", other_type, "0", "1") == WRONGTYPE
     assert conn.cmd("BITPOS", other_type, "1") == WRONGTYPE
-    # The type is checked before the range (Redis 7.2).
-    assert conn.cmd("BITPOS", other_type, "1", "a", "b") == WRONGTYPE
-    assert conn.cmd("BITCOUNT", other_type, "a") == WRONGTYPE
+    # The arguments are checked before the type (Redis 8).
+    assert conn.cmd("BITPOS", other_type, "1", "a", "b") == NOT_INT
+    assert conn.cmd("BITCOUNT", other_type, "a") == SYNTAX
+    assert conn.cmd("BITCOUNT", other_type, "-1", "-2") == WRONGTYPE
     assert conn.cmd("BITPOS", other_type, "2") == Error("ERR The bit argument must be 1 or 0.")
     assert conn.cmd("BITFIELD", other_type, "GET", "u8", "0") == WRONGTYPE
     assert conn.cmd("BITFIELD", other_type, "SET", "u8", "0", "1") == WRONGTYPE
@@ -235,13 +236,14 @@ def test_bitcount_errors(conn):
     assert conn.cmd("BITCOUNT", "k", "0", "b") == NOT_INT
     assert conn.cmd("BITCOUNT") == arity("bitcount")
     assert conn.cmd("BITCOUNT", "k", "0", "1", "2", "3") == SYNTAX
-    # Both ends negative and start > end: 0 before the unit is checked.
-    assert conn.cmd("BITCOUNT", "k", "-1", "-2", "FOO") == 0
-    # Redis 7.2 looks the key up first: a missing key answers 0 whatever
-    # the arguments (Redis 8.0 checks them first).
-    assert conn.cmd("BITCOUNT", "nokey", "0") == 0
-    assert conn.cmd("BITCOUNT", "nokey", "a", "1") == 0
-    assert conn.cmd("BITCOUNT", "nokey", "0", "1", "FOO") == 0
+    # Redis 8 checks the arguments before it looks the key up: the unit
+    # too, and a missing key gets the errors.
+    assert conn.cmd("BITCOUNT", "k", "-1", "-2", "FOO") == SYNTAX
+    assert conn.cmd("BITCOUNT", "k", "-1", "-2") == 0
+    assert conn.cmd("BITCOUNT", "nokey", "0") == SYNTAX
+    assert conn.cmd("BITCOUNT", "nokey", "a", "1") == NOT_INT
+    assert conn.cmd("BITCOUNT", "nokey", "0", "1", "FOO") == SYNTAX
+    assert conn.cmd("BITCOUNT", "nokey", "0", "1", "BIT") == 0
 
 
 # ---- BITPOS -------------------------------------------------------------------------
@@ -346,10 +348,11 @@ def test_bitpos_errors(conn):
     assert conn.cmd("BITPOS", "k", "1", "0", "1", "BIT", "x") == SYNTAX
     assert conn.cmd("BITPOS", "k") == arity("bitpos")
     assert conn.cmd("BITPOS", "k", "1", "0", "1", "BIT", "x", "y") == SYNTAX
-    # Redis 7.2 answers a missing key before parsing the range (8.0 does
-    # not); the bit argument is always checked.
-    assert conn.cmd("BITPOS", "nokey", "1", "0", "1", "FOO") == -1
-    assert conn.cmd("BITPOS", "nokey", "0", "x") == 0
+    # Redis 8 parses the range before it looks the key up.
+    assert conn.cmd("BITPOS", "nokey", "1", "0", "1", "FOO") == SYNTAX
+    assert conn.cmd("BITPOS", "nokey", "0", "x") == NOT_INT
+    assert conn.cmd("BITPOS", "nokey", "0", "1", "2", "3", "4") == SYNTAX
+    assert conn.cmd("BITPOS", "nokey", "1", "0", "1", "BIT") == -1
 
 
 # ---- BITOP ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 struct item {
@@ -425,6 +426,71 @@ static void test_random_during_rehash(void) {
     free(items);
 }
 
+/* Upper 1e-4 point of chi-square with k degrees of freedom (Wilson-Hilferty). */
+static double chi2_crit(double k) {
+    double a = 2.0 / (9.0 * k), z = 3.719;
+    double b = 1.0 - a + z * sqrt(a);
+    return k * b * b * b;
+}
+
+static double chi2_of(const int *counts, int n, int total) {
+    double e = (double)total / n, x = 0;
+    for (int i = 0; i < n; i++) x += (counts[i] - e) * (counts[i] - e) / e;
+    return x;
+}
+
+static uint64_t clumped_hash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    return ((const struct item *)n)->key % 3; /* three long chains */
+}
+
+/* The fair sampler picks every entry with the same chance, whatever the
+ * chain lengths (here three chains of 20 in a table of 64 buckets), and
+ * in a table caught in the middle of an incremental rehash. */
+static void test_fair_sampler(void) {
+    struct htable t;
+    ht_init(&t);
+    enum { M = 60, DRAWS = 60000 };
+    struct item *items = calloc(M, sizeof(*items));
+    for (int i = 0; i < M; i++) {
+        items[i].key = (uint64_t)i;
+        ht_insert(&t, &items[i].node, clumped_hash(&items[i].node, NULL), clumped_hash, NULL);
+    }
+    struct ht_sampler sm;
+    ht_sampler_init(&sm, &t, DRAWS);
+    CHECK(sm.bound == 20);
+    int counts[M] = {0};
+    for (int r = 0; r < DRAWS; r++) counts[((struct item *)ht_sampler_next(&sm))->key]++;
+    CHECK(chi2_of(counts, M, DRAWS) < chi2_crit(M - 1));
+    /* A bound that starts too low is raised by the first longer chain. */
+    ht_sampler_init(&sm, &t, 1);
+    sm.bound = 2;
+    for (int r = 0; r < 200; r++) ht_sampler_next(&sm);
+    CHECK(sm.bound == 20);
+    ht_release(&t);
+    free(items);
+
+    enum { N = 8192, BINS = 64, BIG = 256000 };
+    items = calloc(N + 1, sizeof(*items));
+    ht_init(&t);
+    for (int i = 0; i <= N; i++) items[i].key = (uint64_t)i * 1000003 + 11;
+    for (int i = 0; i < N; i++) add(&t, &items[i]);
+    while (ht_rehashing(&t)) find(&t, 0, NULL);
+    add(&t, &items[N]);
+    for (int i = 0; i < 1000 && ht_rehashing(&t); i++) find(&t, 0, NULL);
+    CHECK(ht_rehashing(&t));
+    int bins[BINS] = {0};
+    ht_sampler_init(&sm, &t, BIG);
+    for (int r = 0; r < BIG; r++) {
+        struct item *it = (struct item *)ht_sampler_next(&sm);
+        bins[(it - items) % BINS]++;
+    }
+    CHECK(ht_rehashing(&t)); /* sampling moves nothing */
+    CHECK(chi2_of(bins, BINS, BIG) < chi2_crit(BINS - 1));
+    ht_release(&t);
+    free(items);
+}
+
 /* ht_drain visits every entry once, in either array, then releases. */
 static void drain_mark(struct hnode *n, void *ctx) {
     (*(int *)ctx)++;
@@ -463,6 +529,7 @@ int main(void) {
     TEST_RUN(test_scan_during_shrink);
     TEST_RUN(test_scan_static_rehash);
     TEST_RUN(test_random_during_rehash);
+    TEST_RUN(test_fair_sampler);
     TEST_RUN(test_drain_during_rehash);
     return TEST_REPORT();
 }

@@ -224,6 +224,67 @@ static void test_globmatch(void) {
     CHECK(!gm(p, s));
 }
 
+/* A pattern of n runs "*?" (then `tail`) against n bytes of 'x'. */
+static int star_runs(size_t n, const char *tail, size_t slen) {
+    size_t tl = strlen(tail), pl = 2 * n + tl;
+    char *p = malloc(pl + 1), *str = malloc(slen + 1);
+    for (size_t i = 0; i < n; i++) {
+        p[2 * i] = '*';
+        p[2 * i + 1] = '?';
+    }
+    memcpy(p + 2 * n, tail, tl + 1);
+    memset(str, 'x', slen);
+    str[slen] = 0;
+    int r = hk_globmatch(p, pl, str, slen, 0);
+    free(p);
+    free(str);
+    return r;
+}
+
+/* Redis's matcher stops after 1000 nested runs of '*': a pattern that
+ * needs more than that never matches, except that a final run still
+ * matches what is left. */
+static void test_globmatch_star_limit(void) {
+    CHECK(star_runs(1000, "", 1000));
+    CHECK(star_runs(1000, "", 5000));
+    CHECK(!star_runs(1001, "", 1001));
+    CHECK(!star_runs(1001, "", 5000));
+    CHECK(star_runs(1000, "*", 1000));     /* the 1001st run ends the pattern */
+    CHECK(star_runs(1000, "*", 3000));
+    CHECK(!star_runs(1000, "*?", 3000));   /* 1001 runs, the last one followed by '?' */
+    CHECK(!star_runs(1001, "*", 3000));
+    CHECK(!star_runs(999, "", 998));       /* too short: a plain mismatch */
+    /* Consecutive stars are one run; escaped and bracketed ones are no run. */
+    char p[4000];
+    size_t n = 0;
+    for (int i = 0; i < 1000; i++) {
+        p[n++] = '*';
+        p[n++] = '*';
+        p[n++] = 'a';
+    }
+    p[n] = 0;
+    CHECK(gm(p, "aaaaaaaaaa") == 0); /* needs 1000 'a' */
+    char s[1100];
+    memset(s, 'a', 1000);
+    s[1000] = 0;
+    CHECK(gm(p, s));
+    n = 0;
+    for (int i = 0; i < 1200; i++) {
+        p[n++] = '\\';
+        p[n++] = '*';
+    }
+    p[n++] = '*';
+    p[n] = 0;
+    char t[1300];
+    memset(t, '*', 1200);
+    t[1200] = 0;
+    CHECK(gm(p, t));
+    /* The example of the limit that matters: 50,000 runs against a 50,000
+     * byte string answers at once, as no match. */
+    CHECK(!star_runs(50000, "", 50000));
+    CHECK(!star_runs(50000, "", 10));
+}
+
 static void test_eqi(void) {
     CHECK(hk_eqi("GeT", 3, "get"));
     CHECK(!hk_eqi("GeT", 2, "get"));
@@ -281,6 +342,7 @@ int main(void) {
     TEST_RUN(test_d2str);
     TEST_RUN(test_ld2str);
     TEST_RUN(test_globmatch);
+    TEST_RUN(test_globmatch_star_limit);
     TEST_RUN(test_eqi);
     TEST_RUN(test_crc16_slots);
     TEST_RUN(test_hash);
