@@ -422,3 +422,17 @@ def test_sort_alpha_ties(r, conn):
     assert conn.cmd("SORT", "s", "BY", "w_*", "ALPHA") == [b"b", b"c", b"d", b"a"]
     assert conn.cmd("SORT", "s", "BY", "nokey_*", "ALPHA", "STORE", "out") == 4
     assert r.lrange("out", 0, -1) == [b"a", b"b", b"c", b"d"]
+
+
+def test_sort_pattern_starting_with_star(new_server):
+    # A pattern whose '*' comes first adds an empty prefix to the empty key
+    # buffer; that used to offset a null pointer (a UBSan abort).
+    srv = new_server()
+    c = srv.conn()
+    c.cmd("RPUSH", "l", "b", "a")
+    c.cmd("HSET", "a", "f", "2")
+    c.cmd("HSET", "b", "f", "1")
+    assert c.cmd("SORT", "l", "BY", "*->f") == [b"b", b"a"]
+    assert c.cmd("SORT_RO", "l", "BY", "nosort", "GET", "*->f", "GET", "*") == [b"1", None, b"2", None]
+    assert c.cmd("PING") == "PONG"
+    c.close()
