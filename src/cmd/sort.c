@@ -200,7 +200,10 @@ static int item_cmp(const struct sort_order *o, const struct sort_item *a, const
         else r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else if (o->by) {
         if (!a->has_cmp || !b->has_cmp) r = a->has_cmp - b->has_cmp;
-        else r = bytes_cmp(sv->arena.p + a->coff, a->clen, sv->arena.p + b->coff, b->clen);
+        else {
+            const char *ar = sv->arena.p ? sv->arena.p : ""; /* empty when every weight is */
+            r = bytes_cmp(ar + a->coff, a->clen, ar + b->coff, b->clen);
+        }
         if (r == 0 && o->ties_by_element) r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else {
         r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
@@ -416,9 +419,9 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
             const char *p;
             size_t pl;
             if (by) {
-                if (!sort_lookup(c, by, sv.arena.p + it->off, it->len, &w, &p, &pl)) continue;
+                if (!sort_lookup(c, by, item_ptr(&sv, it), it->len, &w, &p, &pl)) continue;
             } else {
-                p = sv.arena.p + it->off;
+                p = item_ptr(&sv, it);
                 pl = it->len;
             }
             if (alpha) {

@@ -436,3 +436,20 @@ def test_sort_pattern_starting_with_star(new_server):
     assert c.cmd("SORT_RO", "l", "BY", "nosort", "GET", "*->f", "GET", "*") == [b"1", None, b"2", None]
     assert c.cmd("PING") == "PONG"
     c.close()
+
+
+def test_sort_empty_elements_and_weights(new_server):
+    # Elements and weights that are all empty leave the copy arena empty;
+    # reading an element or weight from it offset a null pointer.
+    srv = new_server()
+    c = srv.conn()
+    c.cmd("RPUSH", "l", "", "")
+    c.cmd("SET", "w_", "1")
+    assert c.cmd("SORT", "l", "BY", "w_*") == [b"", b""]
+    assert c.cmd("SORT_RO", "l", "BY", "w_*", "GET", "#", "GET", "w_*") == [b"", b"1", b"", b"1"]
+    c.cmd("SET", "w_", "")
+    assert c.cmd("SORT", "l", "BY", "w_*", "ALPHA") == [b"", b""]
+    assert c.cmd("SORT", "l", "BY", "w_*", "ALPHA", "DESC", "STORE", "l") == 2
+    assert c.cmd("LRANGE", "l", "0", "-1") == [b"", b""]
+    assert c.cmd("PING") == "PONG"
+    c.close()
