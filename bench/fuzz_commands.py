@@ -671,24 +671,50 @@ def monitors(sh, seed):
                 sh.fail("server unreachable after monitor error %s: %s" % (e, e2))
                 return
 
+def alive_or_fail(sh, who, err):
+    """After a lost connection (another thread's CLIENT KILL): a new one,
+    or None (and a failure) when the server no longer answers."""
+    try:
+        c = Conn(sh.args.port, timeout=sh.args.reply_timeout)
+        if c.call("PING") == ("status", b"PONG"):
+            return c
+    except (ConnectionError, OSError):
+        pass
+    if not sh.stop.is_set():
+        sh.fail("%s: connection lost (%s) and the server no longer answers" % (who, err))
+    return None
+
+
 def slowlog_storm(sh, seed):
     rng = random.Random(seed + 99)
     c = Conn(sh.args.port, timeout=sh.args.reply_timeout)
     try:
         while not sh.stop.is_set():
-            c.call("CONFIG", "SET", "slowlog-log-slower-than", 0)
-            c.call("CONFIG", "SET", "slowlog-max-len", rng.choice([0, 1, 3, 1000, 100000]))
-            for _ in range(rng.randint(1, 30)):
-                rep = c.call("SLOWLOG", "GET", rng.choice([-1, 0, 1, 5, 1000]))
-                if not isinstance(rep, list):
-                    sh.fail("SLOWLOG GET answered %r" % (rep,))
+            try:
+                slowlog_round(sh, c, rng)
+            except (ConnectionError, BrokenPipeError) as e:
+                c.close()
+                c = alive_or_fail(sh, "slowlog storm", e)
+                if c is None:
                     return
-            time.sleep(0.01)
     except Exception as e:  # noqa: BLE001
         if not sh.stop.is_set():
             sh.fail("slowlog storm: %s: %s" % (type(e).__name__, e))
     finally:
-        c.close()
+        if c:
+            c.close()
+
+
+def slowlog_round(sh, c, rng):
+    c.call("CONFIG", "SET", "slowlog-log-slower-than", 0)
+    c.call("CONFIG", "SET", "slowlog-max-len", rng.choice([0, 1, 3, 1000, 100000]))
+    for _ in range(rng.randint(1, 30)):
+        rep = c.call("SLOWLOG", "GET", rng.choice([-1, 0, 1, 5, 1000]))
+        if not isinstance(rep, list):
+            sh.fail("SLOWLOG GET answered %r" % (rep,))
+            return
+    time.sleep(0.01)
+
 
 def hfe_active(sh, seed):
     """Many short field TTLs so the active cycle runs beside the workers."""
@@ -696,22 +722,34 @@ def hfe_active(sh, seed):
     c = Conn(sh.args.port, timeout=sh.args.reply_timeout)
     try:
         while not sh.stop.is_set():
-            k = "s:h%d" % rng.randint(0, 7)
-            flds = []
-            for i in range(rng.randint(1, 40)):
-                flds += ["f%d" % i, "v"]
-            c.call("HSET", k, *flds)
-            n = len(flds) // 2
-            c.call("HPEXPIRE", k, rng.randint(1, 30), "FIELDS", n, *["f%d" % i for i in range(n)])
-            if rng.random() < 0.05:
-                c.call("DEBUG", "SET-ACTIVE-EXPIRE", rng.choice([0, 1]))
-            time.sleep(0.005)
+            try:
+                hfe_round(c, rng)
+            except (ConnectionError, BrokenPipeError) as e:
+                c.close()
+                c = alive_or_fail(sh, "hfe active", e)
+                if c is None:
+                    return
         c.call("DEBUG", "SET-ACTIVE-EXPIRE", 1)
     except Exception as e:  # noqa: BLE001
         if not sh.stop.is_set():
             sh.fail("hfe active: %s: %s" % (type(e).__name__, e))
     finally:
-        c.close()
+        if c:
+            c.close()
+
+
+def hfe_round(c, rng):
+    k = "s:h%d" % rng.randint(0, 7)
+    flds = []
+    for i in range(rng.randint(1, 40)):
+        flds += ["f%d" % i, "v"]
+    c.call("HSET", k, *flds)
+    n = len(flds) // 2
+    c.call("HPEXPIRE", k, rng.randint(1, 30), "FIELDS", n, *["f%d" % i for i in range(n)])
+    if rng.random() < 0.05:
+        c.call("DEBUG", "SET-ACTIVE-EXPIRE", rng.choice([0, 1]))
+    time.sleep(0.005)
+
 
 def raw_garbage(sh, seed):
     """Malformed frames on throw-away connections."""
