@@ -100,7 +100,8 @@ struct sort_scratch {
 /* The value pattern p names for element s/len (see the file comment):
  * 1 with out and olen set (valid until the next lookup or the next change
  * to the keyspace), 0 when there is none (no '*', a missing key, a value
- * of the wrong type, a missing field). */
+ * of the wrong type, a missing field or one past its deadline, which goes
+ * as HGET would delete it). */
 static int sort_lookup(struct cmd_ctx *c, const hk_slice *p, const char *s, size_t len, struct sort_scratch *w,
                        const char **out, size_t *olen) {
     if (is_hash_pattern(p)) {
@@ -130,7 +131,9 @@ static int sort_lookup(struct cmd_ctx *c, const hk_slice *p, const char *s, size
     struct kv *e = lookup_read(c, &k);
     if (!e) return 0;
     if (field) {
-        if (kv_type(e) != OBJ_HASH || !hashv_get(e, field, flen, &w->hv)) return 0;
+        if (kv_type(e) != OBJ_HASH || hash_expire_field(c, &k, &e, field, flen) ||
+            !hashv_get(e, field, flen, &w->hv))
+            return 0;
         *out = w->hv.s;
         *olen = w->hv.len;
         return 1;

@@ -3,6 +3,7 @@ LIMIT, GET, ASC/DESC, ALPHA, STORE) compared with the reference
 redis-server where Redis 7.0 and 8.0 agree, plus exact replies for the
 errors, RESP3, the key finders and the cross-shard pattern lookups."""
 import threading
+import time
 
 import pytest
 from conftest import real_redis
@@ -452,4 +453,31 @@ def test_sort_empty_elements_and_weights(new_server):
     assert c.cmd("SORT", "l", "BY", "w_*", "ALPHA", "DESC", "STORE", "l") == 2
     assert c.cmd("LRANGE", "l", "0", "-1") == [b"", b""]
     assert c.cmd("PING") == "PONG"
+    c.close()
+
+
+def test_sort_patterns_skip_expired_hash_fields(new_server):
+    # A "->field" lookup of a field past its deadline finds nothing and
+    # deletes it, as HGET would (active expiry off so only the lookup can).
+    srv = new_server("--enable-debug-command", "yes")
+    c = srv.conn()
+    assert c.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
+    c.cmd("RPUSH", "l", "x", "y")
+    c.cmd("HSET", "wx", "a", "5", "b", "1")
+    c.cmd("HSET", "wy", "a", "3")
+    assert c.cmd("HPEXPIRE", "wx", "1", "FIELDS", "1", "a") == [1]
+    assert c.cmd("HPEXPIRE", "wy", "1", "FIELDS", "1", "a") == [1]
+    time.sleep(0.05)
+    assert c.cmd("HLEN", "wx") == 2
+    assert c.cmd("SORT_RO", "l", "BY", "nosort", "GET", "#", "GET", "w*->a", "GET", "w*->b") == \
+        [b"x", None, b"1", b"y", None, None]
+    assert c.cmd("HLEN", "wx") == 1
+    assert c.cmd("EXISTS", "wy") == 0
+    c.cmd("HSET", "wx", "a", "7")
+    c.cmd("HSET", "wy", "a", "2")
+    c.cmd("HPEXPIRE", "wy", "1", "FIELDS", "1", "a")
+    time.sleep(0.05)
+    # The expired weight sorts as a missing one (0), before x's 7.
+    assert c.cmd("SORT", "l", "BY", "w*->a", "GET", "w*->a") == [None, b"7"]
+    assert c.cmd("EXISTS", "wy") == 0
     c.close()
