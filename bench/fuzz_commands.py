@@ -771,6 +771,144 @@ def raw_garbage(sh, seed):
             pass
         time.sleep(0.02)
 
+def list_model_phase(port, seed, ops):
+    """Single client, before the chaos: random list edits under changing
+    compression depth, node size and packed threshold, each reply checked
+    against a Python list. Returns a failure text or None."""
+    rng = random.Random(seed + 11)
+    c = Conn(port)
+    model = []
+    key = "model:list"
+    c.call("DEL", key)
+    vals = ["a", "b", "1", "-7", "x" * 70, "y" * 300, "", "z" * 5000, "12345678901234567890"]
+    hist = collections.deque(maxlen=10)
+
+    def norm(x):
+        return x if isinstance(x, list) else [x]
+
+    try:
+        for _ in range(ops):
+            op = rng.choices(range(14), weights=[1, 1, 1, 8, 8, 6, 5, 4, 1, 3, 3, 3, 3, 2])[0]
+            v = rng.choice(vals)
+            n = len(model)
+            if op == 0:
+                cmd, want = ["CONFIG", "SET", "list-compress-depth", rng.choice([0, 1, 2, 3])], ("status", b"OK")
+            elif op == 1:
+                cmd = ["CONFIG", "SET", "list-max-listpack-size", rng.choice([-1, -2, 1, 2, 3, 5])]
+                want = ("status", b"OK")
+            elif op == 2:
+                cmd = ["DEBUG", "QUICKLIST-PACKED-THRESHOLD", rng.choice([2, 10, 100, 1000, "1k", 1073741824])]
+                want = ("status", b"OK")
+            elif op in (3, 4):
+                items = [rng.choice(vals) for _ in range(rng.randint(1, 6))]
+                if op == 3:
+                    cmd = ["LPUSH", key] + items
+                    model[:0] = list(reversed(items))
+                else:
+                    cmd = ["RPUSH", key] + items
+                    model.extend(items)
+                want = ("int", len(model))
+            elif op == 5:
+                pivot = rng.choice(model) if model and rng.random() < 0.8 else rng.choice(vals)
+                where = rng.choice(["BEFORE", "AFTER"])
+                cmd = ["LINSERT", key, where, pivot, v]
+                if not model:
+                    want = ("int", 0)
+                elif pivot in model:
+                    i = model.index(pivot) + (where == "AFTER")
+                    model.insert(i, v)
+                    want = ("int", len(model))
+                else:
+                    want = ("int", -1)
+            elif op == 6:
+                i = rng.randint(-n - 2, n + 1)
+                cmd = ["LSET", key, i, v]
+                if not model:
+                    want = ("error", b"ERR no such key")
+                elif -n <= i < n:
+                    model[i] = v
+                    want = ("status", b"OK")
+                else:
+                    want = ("error", b"ERR index out of range")
+            elif op == 7:
+                cnt = rng.randint(-3, 3)
+                target = rng.choice(model) if model and rng.random() < 0.8 else v
+                cmd = ["LREM", key, cnt, target]
+                idx = [i for i, x in enumerate(model) if x == target]
+                if cnt < 0:
+                    idx = idx[::-1][:-cnt]
+                elif cnt > 0:
+                    idx = idx[:cnt]
+                for i in sorted(idx, reverse=True):
+                    del model[i]
+                want = ("int", len(idx))
+            elif op == 8:
+                a, b = rng.randint(-n - 2, n + 2), rng.randint(-n - 2, n + 2)
+                cmd = ["LTRIM", key, a, b]
+                s0 = a + n if a < 0 else a
+                e0 = b + n if b < 0 else b
+                s0 = max(s0, 0)
+                if s0 > e0 or s0 >= n:
+                    model = []
+                else:
+                    model = model[s0:min(e0, n - 1) + 1]
+                want = ("status", b"OK")
+            elif op == 9:
+                a, b = rng.randint(-n - 2, n + 2), rng.randint(-n - 2, n + 2)
+                cmd = ["LRANGE", key, a, b]
+                s0 = a + n if a < 0 else a
+                e0 = b + n if b < 0 else b
+                s0 = max(s0, 0)
+                want = [] if s0 > e0 or s0 >= n else [x.encode() for x in model[s0:min(e0, n - 1) + 1]]
+            elif op == 10:
+                target = rng.choice(model) if model and rng.random() < 0.8 else v
+                rank = rng.choice([1, 2, -1, -2])
+                cmd = ["LPOS", key, target, "RANK", rank, "COUNT", 0]
+                idx = [i for i, x in enumerate(model) if x == target]
+                want = [("int", i) for i in (idx if rank > 0 else idx[::-1])[abs(rank) - 1:]]
+            elif op == 11:
+                cmd = ["LMOVE", key, key, rng.choice(["LEFT", "RIGHT"]), rng.choice(["LEFT", "RIGHT"])]
+                if not model:
+                    want = None
+                else:
+                    x = model.pop(0) if cmd[3] == "LEFT" else model.pop()
+                    if cmd[4] == "LEFT":
+                        model.insert(0, x)
+                    else:
+                        model.append(x)
+                    want = x.encode()
+            elif op == 12:
+                i = rng.randint(-n - 1, n)
+                cmd = ["LINDEX", key, i]
+                want = model[i].encode() if -n <= i < n else None
+            else:
+                k = rng.randint(1, 4)
+                cmd = [rng.choice(["LPOP", "RPOP"]), key, k]
+                if not model:
+                    want = None
+                elif cmd[0] == "LPOP":
+                    want, model = [x.encode() for x in model[:k]], model[k:]
+                else:
+                    want = [x.encode() for x in model[::-1][:k]]
+                    model = model[:-k] if k < len(model) else []
+            hist.append(cmd)
+            got = c.call(*cmd)
+            if got != want:
+                return "list model: %r answered %r, expected %r; model %d long; last: %r" % (
+                    cmd, str(got)[:300], str(want)[:300], len(model), list(hist))
+            if rng.random() < 0.02:
+                got = c.call("LRANGE", key, 0, -1)
+                if norm(got) != [x.encode() for x in model]:
+                    return "list model: contents differ after %r" % (list(hist),)
+        return None
+    finally:
+        c.call("DEL", key)
+        c.call("CONFIG", "SET", "list-compress-depth", 0)
+        c.call("CONFIG", "SET", "list-max-listpack-size", -2)
+        c.call("DEBUG", "QUICKLIST-PACKED-THRESHOLD", 1073741824)
+        c.close()
+
+
 # ---------------------------------------------------------------- driver
 
 def free_port():
@@ -790,6 +928,8 @@ def main():
     ap.add_argument("--server-threads", type=int, default=2)
     ap.add_argument("--reply-timeout", type=float, default=20)
     ap.add_argument("--no-monitor", action="store_true")
+    ap.add_argument("--model-ops", type=int, default=20000,
+                    help="list edits checked against a model before the threads start (0: none)")
     args = ap.parse_args()
 
     proc = None
@@ -813,6 +953,11 @@ def main():
                 time.sleep(0.05)
 
     sh = Shared(args)
+    if args.model_ops:
+        bad = list_model_phase(args.port, args.seed, args.model_ops)
+        if bad:
+            sh.failures.append(bad)
+            sh.stop.set()
     c = Conn(args.port)
     rep = c.call("COMMAND", "LIST")
     sh.names = [x.decode() for x in rep] if isinstance(rep, list) else ["get", "set"]
