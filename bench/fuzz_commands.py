@@ -366,7 +366,7 @@ class Gen:
                   ("set-max-listpack-entries", [0, 1, 128]),
                   ("zset-max-listpack-entries", [0, 1, 128]),
                   ("slowlog-max-len", [0, 1, 5000]),
-                  ("maxclients", [1, 10000, 0]),
+                  ("maxclients", [64, 10000, 0, -1]),
                   ("timeout", [0, 1, -1]),
                   ("bogus-param", [1]),
                   ("port", [0, 1]),
@@ -569,13 +569,8 @@ def worker(sh, idx, seed):
                 # Another thread's CLIENT KILL (or maxclients) may close us:
                 # carry on if the server still answers.
                 conn.close()
-                try:
-                    conn = Conn(sh.args.port, timeout=sh.args.reply_timeout)
-                    if conn.call("PING") != ("status", b"PONG"):
-                        raise ConnectionError("no PONG")
-                except (ConnectionError, OSError) as e2:
-                    sh.fail("thread %d: connection lost (%s) after %r, then %s; last: %r" %
-                            (idx, e, cmd, e2, list(hist)))
+                conn = alive_or_fail(sh, "thread %d after %r (last: %r)" % (idx, cmd, list(hist)), e)
+                if conn is None:
                     return
                 continue
             except (ProtocolError, ValueError) as e:
@@ -674,12 +669,15 @@ def monitors(sh, seed):
 def alive_or_fail(sh, who, err):
     """After a lost connection (another thread's CLIENT KILL): a new one,
     or None (and a failure) when the server no longer answers."""
-    try:
-        c = Conn(sh.args.port, timeout=sh.args.reply_timeout)
-        if c.call("PING") == ("status", b"PONG"):
-            return c
-    except (ConnectionError, OSError):
-        pass
+    for _ in range(20):
+        try:
+            c = Conn(sh.args.port, timeout=sh.args.reply_timeout)
+            if c.call("PING") == ("status", b"PONG"):
+                return c
+            c.close()
+        except (ConnectionError, OSError):
+            pass
+        time.sleep(0.25)
     if not sh.stop.is_set():
         sh.fail("%s: connection lost (%s) and the server no longer answers" % (who, err))
     return None
