@@ -657,14 +657,10 @@ def monitors(sh, seed):
         except (ConnectionError, OSError, socket.timeout) as e:
             if sh.stop.is_set():
                 return
-            try:
-                p = Conn(sh.args.port, timeout=5)
-                if p.call("PING") != ("status", b"PONG"):
-                    sh.fail("PING failed after monitor error %s" % e)
-                p.close()
-            except Exception as e2:  # noqa: BLE001
-                sh.fail("server unreachable after monitor error %s: %s" % (e, e2))
+            p = alive_or_fail(sh, "monitors", e)
+            if p is None:
                 return
+            p.close()
 
 def alive_or_fail(sh, who, err):
     """After a lost connection (another thread's CLIENT KILL): a new one,
