@@ -22,6 +22,13 @@ static inline int check_type(struct cmd_ctx *c, const struct kv *e, int t) {
     return 0;
 }
 
+/* Lazy expiry of field f of hash *e (key k, its shard held) for a command
+ * that reads one field of a hash it does not name (SORT's "key->field"
+ * patterns), as HGET would: 1 when the field was past its deadline and
+ * went (reported, propagated as HDEL; the key too once empty, *e NULL),
+ * 0 otherwise. cmd/hash.c. */
+int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, const char *f, size_t fl);
+
 /* Arguments of SCAN, HSCAN, SSCAN and ZSCAN after the cursor. */
 struct scan_args {
     long long count;  /* COUNT hint, 10 when absent */

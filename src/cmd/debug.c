@@ -21,6 +21,7 @@
 #include "../server/journal.h"
 #include "../server/replid.h"
 #include "../types/digest.h"
+#include "../types/hash.h"
 #include "../types/list.h"
 #include "../types/rdblen.h"
 #include "../types/types.h"
@@ -268,9 +269,13 @@ static void listpack_repr(struct cmd_ctx *c, void *arg) {
     /* Looked up as OBJECT looks keys up: an expired key is not there. */
     if (!e || (kv_has_expire(e) && kv_expire(e) <= c->now_ms)) return;
     d->found = 1;
-    if (kv_enc(e) != ENC_LISTPACK) return;
+    /* A hash with field TTLs ("listpackex") is still a listpack. */
+    const lpack *lp = kv_enc(e) == ENC_LISTPACK ? kv_ptr(e)
+                      : kv_type(e) == OBJ_HASH && kv_enc(e) == ENC_LISTPACK_EX ? hashv_listpack(e)
+                                                                               : NULL;
+    if (!lp) return;
     d->packed = 1;
-    lp_repr(kv_ptr(e), &d->text);
+    lp_repr(lp, &d->text);
 }
 
 static void debug_listpack(struct cmd_ctx *c) {

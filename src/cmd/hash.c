@@ -49,6 +49,15 @@ static void hash_expire_named(struct cmd_ctx *c, const struct keyref *k, struct 
     if (gone) hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
+int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, const char *f, size_t fl) {
+    if (!hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return 0;
+    if (!hashv_field_expired(*e, f, fl, c->now_ms)) return 0;
+    db_field_expired(k, f, fl);
+    hashv_del(*e, f, fl, NULL);
+    hash_settle(c, k, e, KEV_DEL_EMPTIED);
+    return 1;
+}
+
 static void hash_report_field(void *ctx, const char *f, size_t fl) { db_field_expired(ctx, f, fl); }
 
 /* Lazy expiry of every field of *e past its deadline, before a command

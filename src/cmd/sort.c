@@ -100,7 +100,8 @@ struct sort_scratch {
 /* The value pattern p names for element s/len (see the file comment):
  * 1 with out and olen set (valid until the next lookup or the next change
  * to the keyspace), 0 when there is none (no '*', a missing key, a value
- * of the wrong type, a missing field). */
+ * of the wrong type, a missing field or one past its deadline, which goes
+ * as HGET would delete it). */
 static int sort_lookup(struct cmd_ctx *c, const hk_slice *p, const char *s, size_t len, struct sort_scratch *w,
                        const char **out, size_t *olen) {
     if (is_hash_pattern(p)) {
@@ -130,7 +131,9 @@ static int sort_lookup(struct cmd_ctx *c, const hk_slice *p, const char *s, size
     struct kv *e = lookup_read(c, &k);
     if (!e) return 0;
     if (field) {
-        if (kv_type(e) != OBJ_HASH || !hashv_get(e, field, flen, &w->hv)) return 0;
+        if (kv_type(e) != OBJ_HASH || hash_expire_field(c, &k, &e, field, flen) ||
+            !hashv_get(e, field, flen, &w->hv))
+            return 0;
         *out = w->hv.s;
         *olen = w->hv.len;
         return 1;
@@ -200,7 +203,10 @@ static int item_cmp(const struct sort_order *o, const struct sort_item *a, const
         else r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else if (o->by) {
         if (!a->has_cmp || !b->has_cmp) r = a->has_cmp - b->has_cmp;
-        else r = bytes_cmp(sv->arena.p + a->coff, a->clen, sv->arena.p + b->coff, b->clen);
+        else {
+            const char *ar = sv->arena.p ? sv->arena.p : ""; /* empty when every weight is */
+            r = bytes_cmp(ar + a->coff, a->clen, ar + b->coff, b->clen);
+        }
         if (r == 0 && o->ties_by_element) r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else {
         r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
@@ -416,9 +422,9 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
             const char *p;
             size_t pl;
             if (by) {
-                if (!sort_lookup(c, by, sv.arena.p + it->off, it->len, &w, &p, &pl)) continue;
+                if (!sort_lookup(c, by, item_ptr(&sv, it), it->len, &w, &p, &pl)) continue;
             } else {
-                p = sv.arena.p + it->off;
+                p = item_ptr(&sv, it);
                 pl = it->len;
             }
             if (alpha) {

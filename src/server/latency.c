@@ -19,6 +19,7 @@
 #include "config.h"
 #include "server.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -110,12 +111,17 @@ int lat_percentiles_set(const char *value, char *err, size_t errsize) {
         size_t len = (size_t)(end - p);
         char *stop = NULL;
         double d = 0;
+        int range = 0;
         if (len < sizeof(tok)) {
             memcpy(tok, p, len);
             tok[len] = '\0';
+            errno = 0;
             d = strtod(tok, &stop);
+            /* Overflow and underflow to zero are not numbers (Redis's
+             * string2d); a denormal result is. */
+            range = errno == ERANGE && (isinf(d) || d == 0.0);
         }
-        if (len >= sizeof(tok) || stop == tok || *stop || isnan(d) || n == LAT_MAX_PCT) {
+        if (len >= sizeof(tok) || stop == tok || *stop || isnan(d) || range || n == LAT_MAX_PCT) {
             snprintf(err, errsize, "Invalid latency-tracking-info-percentiles parameters");
             return 0;
         }

@@ -371,6 +371,8 @@ uint64_t hashv_len(const struct kv *e) {
 
 int hashv_packed(const struct kv *e) { return h_lp(e); }
 
+const lpack *hashv_listpack(const struct kv *e) { return h_lp(e) ? h_data(e) : NULL; }
+
 void hashv_convert(struct kv *e, uint64_t hint) {
     lpack *lp = h_data(e);
     struct htable *t = hk_malloc(sizeof(*t));

@@ -55,6 +55,9 @@ struct kv *hashv_new(const char *key, size_t klen, long long expire);
 uint64_t hashv_len(const struct kv *e);
 /* 1 while the hash is listpack-encoded (HSCAN returns it whole). */
 int hashv_packed(const struct kv *e);
+/* The listpack of a listpack-encoded hash (with or without field TTLs);
+ * NULL for a table. */
+const lpack *hashv_listpack(const struct kv *e);
 
 /* Re-encode a listpack hash as a hash table presized for `hint` fields (0:
  * its current size). Only for listpack hashes; the old listpack is freed,

@@ -770,3 +770,20 @@ def test_concurrent_clients_while_fields_expire(request):
         r.close()
     finally:
         stop_checked(srv)
+
+
+def test_debug_listpack_of_listpackex(c2):
+    # A listpack hash with field TTLs is still a listpack to DEBUG LISTPACK,
+    # as in Redis 8; a table hash with TTLs is not.
+    c2.cmd("HSET", "h", "a", "1", "b", "2")
+    c2.cmd("HPEXPIRE", "h", "100000", "FIELDS", "1", "a")
+    assert c2.cmd("OBJECT", "ENCODING", "h") == b"listpackex"
+    assert c2.cmd("DEBUG", "LISTPACK", "h") == "Listpack structure printed on stdout"
+    c2.cmd("CONFIG", "SET", "hash-max-listpack-entries", "1")
+    try:
+        c2.cmd("HSET", "t", "a", "1", "b", "2")
+        c2.cmd("HPEXPIRE", "t", "100000", "FIELDS", "1", "a")
+        assert c2.cmd("OBJECT", "ENCODING", "t") == b"hashtable"
+        assert c2.cmd("DEBUG", "LISTPACK", "t") == Error("ERR Not a listpack encoded object.")
+    finally:
+        c2.cmd("CONFIG", "SET", "hash-max-listpack-entries", "128")

@@ -321,6 +321,13 @@ def test_info_percentiles_config(new_server):
         bad + "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
     assert c.cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "-1") == Error(
         bad + "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
+    # Out of a double's range is not a number (as Redis's string2d): not
+    # "should sit between" for an overflow, not 0 for an underflow.
+    for v in ("1e400", "50 1e-400", "-1e400"):
+        assert c.cmd("CONFIG", "SET", "latency-tracking-info-percentiles", v) == Error(
+            bad + "Invalid latency-tracking-info-percentiles parameters"), v
+    assert c.cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "inf") == Error(
+        bad + "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
     assert c.cmd("CONFIG", "GET", "latency-tracking-info-percentiles")[1] == b"50 99 99.9"
     assert c.cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "50.50 99.990 0 100") == "OK"
     assert c.cmd("CONFIG", "GET", "latency-tracking-info-percentiles")[1] == b"50.5 99.99 0 100"

@@ -3,6 +3,7 @@ LIMIT, GET, ASC/DESC, ALPHA, STORE) compared with the reference
 redis-server where Redis 7.0 and 8.0 agree, plus exact replies for the
 errors, RESP3, the key finders and the cross-shard pattern lookups."""
 import threading
+import time
 
 import pytest
 from conftest import real_redis
@@ -422,3 +423,61 @@ def test_sort_alpha_ties(r, conn):
     assert conn.cmd("SORT", "s", "BY", "w_*", "ALPHA") == [b"b", b"c", b"d", b"a"]
     assert conn.cmd("SORT", "s", "BY", "nokey_*", "ALPHA", "STORE", "out") == 4
     assert r.lrange("out", 0, -1) == [b"a", b"b", b"c", b"d"]
+
+
+def test_sort_pattern_starting_with_star(new_server):
+    # A pattern whose '*' comes first adds an empty prefix to the empty key
+    # buffer; that used to offset a null pointer (a UBSan abort).
+    srv = new_server()
+    c = srv.conn()
+    c.cmd("RPUSH", "l", "b", "a")
+    c.cmd("HSET", "a", "f", "2")
+    c.cmd("HSET", "b", "f", "1")
+    assert c.cmd("SORT", "l", "BY", "*->f") == [b"b", b"a"]
+    assert c.cmd("SORT_RO", "l", "BY", "nosort", "GET", "*->f", "GET", "*") == [b"1", None, b"2", None]
+    assert c.cmd("PING") == "PONG"
+    c.close()
+
+
+def test_sort_empty_elements_and_weights(new_server):
+    # Elements and weights that are all empty leave the copy arena empty;
+    # reading an element or weight from it offset a null pointer.
+    srv = new_server()
+    c = srv.conn()
+    c.cmd("RPUSH", "l", "", "")
+    c.cmd("SET", "w_", "1")
+    assert c.cmd("SORT", "l", "BY", "w_*") == [b"", b""]
+    assert c.cmd("SORT_RO", "l", "BY", "w_*", "GET", "#", "GET", "w_*") == [b"", b"1", b"", b"1"]
+    c.cmd("SET", "w_", "")
+    assert c.cmd("SORT", "l", "BY", "w_*", "ALPHA") == [b"", b""]
+    assert c.cmd("SORT", "l", "BY", "w_*", "ALPHA", "DESC", "STORE", "l") == 2
+    assert c.cmd("LRANGE", "l", "0", "-1") == [b"", b""]
+    assert c.cmd("PING") == "PONG"
+    c.close()
+
+
+def test_sort_patterns_skip_expired_hash_fields(new_server):
+    # A "->field" lookup of a field past its deadline finds nothing and
+    # deletes it, as HGET would (active expiry off so only the lookup can).
+    srv = new_server("--enable-debug-command", "yes")
+    c = srv.conn()
+    assert c.cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0") == "OK"
+    c.cmd("RPUSH", "l", "x", "y")
+    c.cmd("HSET", "wx", "a", "5", "b", "1")
+    c.cmd("HSET", "wy", "a", "3")
+    assert c.cmd("HPEXPIRE", "wx", "1", "FIELDS", "1", "a") == [1]
+    assert c.cmd("HPEXPIRE", "wy", "1", "FIELDS", "1", "a") == [1]
+    time.sleep(0.05)
+    assert c.cmd("HLEN", "wx") == 2
+    assert c.cmd("SORT_RO", "l", "BY", "nosort", "GET", "#", "GET", "w*->a", "GET", "w*->b") == \
+        [b"x", None, b"1", b"y", None, None]
+    assert c.cmd("HLEN", "wx") == 1
+    assert c.cmd("EXISTS", "wy") == 0
+    c.cmd("HSET", "wx", "a", "7")
+    c.cmd("HSET", "wy", "a", "2")
+    c.cmd("HPEXPIRE", "wy", "1", "FIELDS", "1", "a")
+    time.sleep(0.05)
+    # The expired weight sorts as a missing one (0), before x's 7.
+    assert c.cmd("SORT", "l", "BY", "w*->a", "GET", "w*->a") == [None, b"7"]
+    assert c.cmd("EXISTS", "wy") == 0
+    c.close()
