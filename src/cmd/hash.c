@@ -580,6 +580,29 @@ static void hfe_delete_now(struct cmd_ctx *c, const struct keyref *k, struct kv 
 /* Per-field answers of the HEXPIRE family, as Redis numbers them. */
 enum { HFE_NO_FIELD = -2, HFE_NO_TTL = -1, HFE_NOT_MET = 0, HFE_SET = 1, HFE_DELETED = 2 };
 enum { HFE_COND_NONE, HFE_COND_NX, HFE_COND_XX, HFE_COND_GT, HFE_COND_LT };
+#define HFE_REPLY_NULL INT_MIN
+
+/* The shared head of the commands whose arguments end in FIELDS numfields
+ * field... at `at`: checks the count (bad_count: the error for a bad
+ * one), reclaims the named fields already past their deadline, and opens
+ * the reply array. With no hash (or none left) every field is answered
+ * `missing`, an integer or HFE_REPLY_NULL. Returns the first field's
+ * index, or 0 when the reply is complete. */
+static int hfe_fields_begin(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int at, int bad_count,
+                            int missing) {
+    int first = hfe_parse_fields(c, at, bad_count);
+    if (!first) return 0;
+    int n = c->argc - first;
+    prop_custom(c);
+    hash_expire_named(c, k, e, first, c->argc - 1, 1);
+    reply_array(c, n);
+    if (*e) return first;
+    for (int i = 0; i < n; i++) {
+        if (missing == HFE_REPLY_NULL) reply_null(c);
+        else reply_int(c, missing);
+    }
+    return 0;
+}
 
 /* HEXPIRE HPEXPIRE HEXPIREAT HPEXPIREAT key time [NX|XX|GT|LT] FIELDS
  * numfields field...: one code per field. Propagates HPEXPIREAT with the
@@ -599,16 +622,9 @@ static void hexpire_generic(struct cmd_ctx *c, int relative, int seconds) {
     else if (arg_is(o, "GT")) cond = HFE_COND_GT;
     else if (arg_is(o, "LT")) cond = HFE_COND_LT;
     if (cond) at++;
-    int first = hfe_parse_fields(c, at, HK_ERR_NUMFIELDS_HFE);
+    int first = hfe_fields_begin(c, &k, &e, at, HK_ERR_NUMFIELDS_HFE, HFE_NO_FIELD);
     if (!first) return;
     int n = c->argc - first;
-    prop_custom(c);
-    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
-    reply_array(c, n);
-    if (!e) {
-        for (int i = 0; i < n; i++) reply_int(c, HFE_NO_FIELD);
-        return;
-    }
     int past = hfe_past(c, when);
     int *set = hk_malloc((size_t)n * sizeof(*set));
     int nset = 0, deleted = 0;
@@ -778,16 +794,8 @@ void cmd_hgetex(struct cmd_ctx *c) {
         persist = 1;
         at = 3;
     }
-    int first = hfe_parse_fields(c, at, HK_ERR_NUMFIELDS);
+    int first = hfe_fields_begin(c, &k, &e, at, HK_ERR_NUMFIELDS, HFE_REPLY_NULL);
     if (!first) return;
-    int n = c->argc - first;
-    prop_custom(c);
-    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
-    reply_array(c, n);
-    if (!e) {
-        for (int i = 0; i < n; i++) reply_null(c);
-        return;
-    }
     int past = expiry && hfe_past(c, when);
     struct key_write kw;
     key_write_init(&kw, &k, past ? KEV_HDEL : persist ? KEV_HPERSIST : KEV_HEXPIRE, 0);

@@ -232,3 +232,17 @@ def conn3(server, r):
     assert not isinstance(hello, Exception)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def redis_ref():
+    """A real Redis on a free port, or None when not installed."""
+    with real_redis() as port:
+        yield port
+
+
+def ref_conn(port, resp3=False):
+    c = RespConn("127.0.0.1", port)
+    if resp3:
+        c.cmd("HELLO", "3")
+    return c

@@ -166,3 +166,22 @@ class RespConn:
     def cmd_raw(self, *args):
         self.send(encode(*args))
         return self.raw()
+
+
+def parse_commands(data):
+    """The commands of a RESP stream of arrays of bulk strings."""
+    cmds, i = [], 0
+    while i < len(data):
+        assert data[i:i + 1] == b"*", data[i:i + 40]
+        e = data.index(b"\r\n", i)
+        n = int(data[i + 1:e])
+        i = e + 2
+        args = []
+        for _ in range(n):
+            assert data[i:i + 1] == b"$"
+            e = data.index(b"\r\n", i)
+            ln = int(data[i + 1:e])
+            args.append(data[e + 2:e + 2 + ln])
+            i = e + 2 + ln + 2
+        cmds.append(args)
+    return cmds

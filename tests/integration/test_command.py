@@ -6,8 +6,8 @@ a real Redis started for the purpose (Redis 7.0 there; the rows compared are
 the same in 7.2)."""
 
 import pytest
-from conftest import real_redis
-from resp import Error, Map, RespConn, Set
+from conftest import ref_conn
+from resp import Error, Map, Set
 
 SYNTAX = Error("ERR syntax error")
 
@@ -20,20 +20,6 @@ GET_INFO = [b"get", 2, ["readonly", "fast"], 1, 1, 1, ["@read", "@string", "@fas
 
 def arity(name):
     return Error("ERR wrong number of arguments for '%s' command" % name)
-
-
-@pytest.fixture(scope="module")
-def redis_ref():
-    """A real Redis on a free port, or None when not installed."""
-    with real_redis() as port:
-        yield port
-
-
-def ref_conn(port, resp3=False):
-    c = RespConn("127.0.0.1", port)
-    if resp3:
-        c.cmd("HELLO", "3")
-    return c
 
 
 # ---- COMMAND, COUNT, INFO ---------------------------------------------------

@@ -10,24 +10,11 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import real_redis
-from resp import Error, Map, RespConn, Set
+from conftest import ref_conn
+from resp import Error, Map, Set
 
 SYNTAX = Error("ERR syntax error")
 INVALID_ARGS = Error("ERR Invalid arguments specified for command")
-
-
-@pytest.fixture(scope="module")
-def redis_ref():
-    with real_redis() as port:
-        yield port
-
-
-def ref_conn(port, resp3=False):
-    c = RespConn("127.0.0.1", port)
-    if resp3:
-        c.cmd("HELLO", "3")
-    return c
 
 
 def pairs(flat):

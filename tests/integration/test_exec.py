@@ -15,32 +15,13 @@ import pytest
 import redis
 
 from conftest import real_redis
-from resp import Error, RespConn, encode
+from resp import Error, RespConn, encode, parse_commands
 
 ZERO_DIGEST = b"0" * 40
 
 
 def debug_server(new_server, threads=2, *extra):
     return new_server("--enable-debug-command", "yes", *extra, threads=threads)
-
-
-def parse_commands(data):
-    """The commands of a RESP stream of arrays of bulk strings."""
-    cmds, i = [], 0
-    while i < len(data):
-        assert data[i:i + 1] == b"*", data[i:i + 40]
-        e = data.index(b"\r\n", i)
-        n = int(data[i + 1:e])
-        i = e + 2
-        args = []
-        for _ in range(n):
-            assert data[i:i + 1] == b"$"
-            e = data.index(b"\r\n", i)
-            ln = int(data[i + 1:e])
-            args.append(data[e + 2:e + 2 + ln])
-            i = e + 2 + ln + 2
-        cmds.append(args)
-    return cmds
 
 
 def journal(r):

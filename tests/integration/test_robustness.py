@@ -6,7 +6,6 @@ oversized requests. Each test checks the exact reaction the offending
 client gets (an error and a close, or a disconnect) and that the server
 and its other clients go on working.
 """
-import os
 import random
 import resource
 import socket

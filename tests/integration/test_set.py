@@ -9,7 +9,6 @@ set-max-listpack-entries and set-max-listpack-value."""
 import random
 import threading
 
-import pytest
 from resp import Error, Set
 
 SYNTAX = Error("ERR syntax error")

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from conftest import real_redis
-from resp import Error, RespConn, encode
+from resp import Error, RespConn, encode, parse_commands
 
 SYNTAX = Error("ERR syntax error")
 NOT_INT = Error("ERR value is not an integer or out of range")
@@ -353,22 +353,6 @@ def test_sort_cross_shard_atomic(new_server):
     c.close()
 
 
-def parse_resp_commands(data):
-    cmds, i = [], 0
-    while i < len(data):
-        e = data.index(b"\r\n", i)
-        n = int(data[i + 1:e])
-        i = e + 2
-        args = []
-        for _ in range(n):
-            e = data.index(b"\r\n", i)
-            ln = int(data[i + 1:e])
-            args.append(data[e + 2:e + 2 + ln])
-            i = e + 2 + ln + 2
-        cmds.append(args)
-    return cmds
-
-
 def test_sort_store_propagation_and_replay(new_server):
     """SORT ... STORE propagates itself (an empty result too, when it
     deleted the destination); a SORT that wrote nothing propagates nothing.
@@ -385,7 +369,7 @@ def test_sort_store_propagation_and_replay(new_server):
     assert c.cmd("SORT", "src", "ALPHA", "LIMIT", "0", "0", "STORE", "never") == 0
     assert c.cmd("SORT_RO", "src", "BY", "w_*") == [b"b", b"c", b"a"]
     assert c.cmd("SORT", "src", "ALPHA", "DESC", "STORE", "dst2") == 3
-    cmds = [x for x in parse_resp_commands(c.cmd("DEBUG", "JOURNAL", "READ")) if x[0].upper() != b"SELECT"]
+    cmds = [x for x in parse_commands(c.cmd("DEBUG", "JOURNAL", "READ")) if x[0].upper() != b"SELECT"]
     sorts = [x for x in cmds if x[0].upper() in (b"SORT", b"SORT_RO")]
     assert sorts == [
         [b"SORT", b"src", b"BY", b"w_*", b"GET", b"v_*", b"GET", b"#", b"STORE", b"dst"],
