@@ -25,10 +25,7 @@ static long long nentries, next_id;
 static const char redacted[] = "(redacted)";
 
 static void set_arg(hk_slice *dst, const char *p, size_t len) {
-    char *s = hk_malloc(len + 1);
-    memcpy(s, p, len);
-    s[len] = '\0';
-    dst->ptr = s;
+    dst->ptr = hk_strndup(p, len);
     dst->len = len;
 }
 
