@@ -124,7 +124,6 @@ static void drain_mail(struct worker *w, void *arg) {
     pthread_mutex_unlock(&monitor_lock);
     if (dead) {
         hk_free(b.p);
-        hk_free(m->pend.p);
         hk_free(m);
         return;
     }
