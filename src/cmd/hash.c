@@ -744,18 +744,15 @@ void cmd_hgetdel(struct cmd_ctx *c) {
     int bad;
     struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
     if (bad) return;
-    int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
+    int first = hfe_fields_begin(c, &k, &e, 2, HK_ERR_NUMFIELDS, HFE_REPLY_NULL);
     if (!first) return;
-    prop_custom(c);
-    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
-    reply_array(c, c->argc - first);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HDEL, 0);
     int deleted = 0;
     for (int i = first; i < c->argc; i++) {
         const hk_slice *f = &c->argv[i];
         struct hashv_val v;
-        if (!e || !hashv_get(e, f->ptr, f->len, &v)) {
+        if (!hashv_get(e, f->ptr, f->len, &v)) {
             reply_null(c);
             continue;
         }
