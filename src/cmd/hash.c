@@ -32,28 +32,34 @@ static void hash_settle(struct cmd_ctx *c, const struct keyref *k, struct kv **e
     if (hashv_ttl_trim(*e)) hfe_untrack(k);
 }
 
+/* Whether hash e (NULL: none) may have fields past their deadline that
+ * lazy expiry should delete now; constant time. */
+static inline int hash_due(const struct cmd_ctx *c, const struct kv *e) {
+    return e && hashv_has_ttl(e) && !store_no_expire && hashv_next_expire(e) <= c->now_ms;
+}
+
+/* Field f of hash e, when past its deadline, reported (KEV_HEXPIRED,
+ * propagated as HDEL) and deleted: 1 when it went. The caller settles. */
+static int hash_drop_expired(struct cmd_ctx *c, const struct keyref *k, struct kv *e, const char *f, size_t fl) {
+    if (!hashv_field_expired(e, f, fl, c->now_ms)) return 0;
+    db_field_expired(k, f, fl);
+    hashv_del(e, f, fl, NULL);
+    return 1;
+}
+
 /* Lazy expiry of the fields named by argv[first..last] (every `step`th):
- * each one past its deadline is reported (KEV_HEXPIRED, propagated as
- * HDEL) and deleted, and a hash left empty goes (*e NULL), as in Redis. A
- * journal being applied expires nothing by time: its HDELs follow. */
+ * each one past its deadline is reported and deleted, and a hash left
+ * empty goes (*e NULL), as in Redis. A journal being applied expires
+ * nothing by time: its HDELs follow. */
 static void hash_expire_named(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int first, int last, int step) {
-    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
+    if (!hash_due(c, *e)) return;
     int gone = 0;
-    for (int i = first; i <= last && *e; i += step) {
-        const hk_slice *f = &c->argv[i];
-        if (!hashv_field_expired(*e, f->ptr, f->len, c->now_ms)) continue;
-        db_field_expired(k, f->ptr, f->len);
-        hashv_del(*e, f->ptr, f->len, NULL);
-        gone++;
-    }
+    for (int i = first; i <= last; i += step) gone += hash_drop_expired(c, k, *e, c->argv[i].ptr, c->argv[i].len);
     if (gone) hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
 int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, const char *f, size_t fl) {
-    if (!hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return 0;
-    if (!hashv_field_expired(*e, f, fl, c->now_ms)) return 0;
-    db_field_expired(k, f, fl);
-    hashv_del(*e, f, fl, NULL);
+    if (!hash_due(c, *e) || !hash_drop_expired(c, k, *e, f, fl)) return 0;
     hash_settle(c, k, e, KEV_DEL_EMPTIED);
     return 1;
 }
@@ -63,8 +69,7 @@ static void hash_report_field(void *ctx, const char *f, size_t fl) { db_field_ex
 /* Lazy expiry of every field of *e past its deadline, before a command
  * that reads the whole hash (HGETALL, HSCAN, HRANDFIELD...). */
 static void hash_reclaim(struct cmd_ctx *c, const struct keyref *k, struct kv **e) {
-    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
-    if (hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
+    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
         hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
