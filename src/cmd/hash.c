@@ -826,18 +826,12 @@ void cmd_hgetex(struct cmd_ctx *c) {
     if (deleted) hash_settle(c, &k, &e, KEV_DEL);
     else if (persist && updated) hash_trim(&k, e);
     if (!updated || !prop_on(c)) return;
-    if (persist) {
-        prop_begin(c, 2 + (c->argc - 3));
-        prop_arg_cstr(c, "HPERSIST");
-        prop_arg(c, k.key, k.klen);
-        for (int i = 3; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
-        return;
-    }
-    prop_begin(c, 3 + (c->argc - 4));
-    prop_arg_cstr(c, "HPEXPIREAT");
+    /* HPERSIST key or HPEXPIREAT key ms, then FIELDS numfields field... */
+    prop_begin(c, (persist ? 2 : 3) + (c->argc - at));
+    prop_arg_cstr(c, persist ? "HPERSIST" : "HPEXPIREAT");
     prop_arg(c, k.key, k.klen);
-    prop_arg_ll(c, when);
-    for (int i = 4; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+    if (!persist) prop_arg_ll(c, when);
+    for (int i = at; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
 }
 
 #define HSETEX_FNX 1
