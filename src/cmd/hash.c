@@ -540,6 +540,16 @@ static int hfe_parse_time(struct cmd_ctx *c, const hk_slice *a, int seconds, lon
     return 1;
 }
 
+/* Whether a is EX, PX, EXAT or PXAT (any case): 1 with *seconds set for
+ * EX and EXAT, *relative for EX and PX. */
+static int hfe_time_opt(const hk_slice *a, int *seconds, int *relative) {
+    int ex = arg_is(a, "EX"), px = arg_is(a, "PX");
+    if (!ex && !px && !arg_is(a, "EXAT") && !arg_is(a, "PXAT")) return 0;
+    *seconds = ex || arg_is(a, "EXAT");
+    *relative = ex || px;
+    return 1;
+}
+
 /* "FIELDS numfields field..." with FIELDS at argv[at] and the fields
  * running to the end: the index of the first field, or 0 after replying
  * Redis's error (`bad_count` for a count that is not a positive integer). */
@@ -784,11 +794,9 @@ void cmd_hgetex(struct cmd_ctx *c) {
     struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
     if (bad) return;
     const hk_slice *o = &c->argv[2];
-    int persist = 0, expiry = 0, at = 2;
+    int persist = 0, expiry = 0, at = 2, seconds, relative;
     long long when = 0;
-    if (arg_is(o, "EX") || arg_is(o, "PX") || arg_is(o, "EXAT") || arg_is(o, "PXAT")) {
-        int seconds = arg_is(o, "EX") || arg_is(o, "EXAT");
-        int relative = arg_is(o, "EX") || arg_is(o, "PX");
+    if (hfe_time_opt(o, &seconds, &relative)) {
         if (!hfe_parse_time(c, &c->argv[3], seconds, relative ? c->now_ms : 0, &when)) return;
         expiry = 1;
         at = 4;
@@ -843,7 +851,7 @@ void cmd_hgetex(struct cmd_ctx *c) {
  * was not met. Without an expiry option or KEEPTTL the fields lose their
  * TTLs, as with HSET. A relative or second expiry propagates as PXAT. */
 void cmd_hsetex(struct cmd_ctx *c) {
-    int flags = 0, first = 0, tpos = 0, seconds = 0;
+    int flags = 0, first = 0, tpos = 0, seconds = 0, relative = 0;
     long long when = 0;
     for (int i = 2; i < c->argc && !first; i++) {
         const hk_slice *a = &c->argv[i];
@@ -863,8 +871,7 @@ void cmd_hsetex(struct cmd_ctx *c) {
                 return;
             }
             first = i + 2;
-        } else if (arg_is(a, "EX") || arg_is(a, "PX") || arg_is(a, "EXAT") || arg_is(a, "PXAT") ||
-                   arg_is(a, "KEEPTTL")) {
+        } else if (hfe_time_opt(a, &seconds, &relative) || arg_is(a, "KEEPTTL")) {
             if (tpos || (flags & HSETEX_KEEPTTL)) {
                 reply_error(c, "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified");
                 return;
@@ -877,8 +884,6 @@ void cmd_hsetex(struct cmd_ctx *c) {
                 reply_error(c, "ERR missing expire time");
                 return;
             }
-            seconds = arg_is(a, "EX") || arg_is(a, "EXAT");
-            int relative = arg_is(a, "EX") || arg_is(a, "PX");
             tpos = ++i;
             if (!hfe_parse_time(c, &c->argv[tpos], seconds, relative ? c->now_ms : 0, &when)) return;
         } else if (arg_is(a, "FNX") || arg_is(a, "FXX")) {
