@@ -32,28 +32,34 @@ static void hash_settle(struct cmd_ctx *c, const struct keyref *k, struct kv **e
     if (hashv_ttl_trim(*e)) hfe_untrack(k);
 }
 
+/* Whether hash e (NULL: none) may have fields past their deadline that
+ * lazy expiry should delete now; constant time. */
+static inline int hash_due(const struct cmd_ctx *c, const struct kv *e) {
+    return e && hashv_has_ttl(e) && !store_no_expire && hashv_next_expire(e) <= c->now_ms;
+}
+
+/* Field f of hash e, when past its deadline, reported (KEV_HEXPIRED,
+ * propagated as HDEL) and deleted: 1 when it went. The caller settles. */
+static int hash_drop_expired(struct cmd_ctx *c, const struct keyref *k, struct kv *e, const char *f, size_t fl) {
+    if (!hashv_field_expired(e, f, fl, c->now_ms)) return 0;
+    db_field_expired(k, f, fl);
+    hashv_del(e, f, fl, NULL);
+    return 1;
+}
+
 /* Lazy expiry of the fields named by argv[first..last] (every `step`th):
- * each one past its deadline is reported (KEV_HEXPIRED, propagated as
- * HDEL) and deleted, and a hash left empty goes (*e NULL), as in Redis. A
- * journal being applied expires nothing by time: its HDELs follow. */
+ * each one past its deadline is reported and deleted, and a hash left
+ * empty goes (*e NULL), as in Redis. A journal being applied expires
+ * nothing by time: its HDELs follow. */
 static void hash_expire_named(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int first, int last, int step) {
-    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
+    if (!hash_due(c, *e)) return;
     int gone = 0;
-    for (int i = first; i <= last && *e; i += step) {
-        const hk_slice *f = &c->argv[i];
-        if (!hashv_field_expired(*e, f->ptr, f->len, c->now_ms)) continue;
-        db_field_expired(k, f->ptr, f->len);
-        hashv_del(*e, f->ptr, f->len, NULL);
-        gone++;
-    }
+    for (int i = first; i <= last; i += step) gone += hash_drop_expired(c, k, *e, c->argv[i].ptr, c->argv[i].len);
     if (gone) hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
 int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, const char *f, size_t fl) {
-    if (!hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return 0;
-    if (!hashv_field_expired(*e, f, fl, c->now_ms)) return 0;
-    db_field_expired(k, f, fl);
-    hashv_del(*e, f, fl, NULL);
+    if (!hash_due(c, *e) || !hash_drop_expired(c, k, *e, f, fl)) return 0;
     hash_settle(c, k, e, KEV_DEL_EMPTIED);
     return 1;
 }
@@ -63,8 +69,7 @@ static void hash_report_field(void *ctx, const char *f, size_t fl) { db_field_ex
 /* Lazy expiry of every field of *e past its deadline, before a command
  * that reads the whole hash (HGETALL, HSCAN, HRANDFIELD...). */
 static void hash_reclaim(struct cmd_ctx *c, const struct keyref *k, struct kv **e) {
-    if (!*e || !hashv_has_ttl(*e) || store_no_expire || hashv_next_expire(*e) > c->now_ms) return;
-    if (hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
+    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
         hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
@@ -535,6 +540,16 @@ static int hfe_parse_time(struct cmd_ctx *c, const hk_slice *a, int seconds, lon
     return 1;
 }
 
+/* Whether a is EX, PX, EXAT or PXAT (any case): 1 with *seconds set for
+ * EX and EXAT, *relative for EX and PX. */
+static int hfe_time_opt(const hk_slice *a, int *seconds, int *relative) {
+    int ex = arg_is(a, "EX"), px = arg_is(a, "PX");
+    if (!ex && !px && !arg_is(a, "EXAT") && !arg_is(a, "PXAT")) return 0;
+    *seconds = ex || arg_is(a, "EXAT");
+    *relative = ex || px;
+    return 1;
+}
+
 /* "FIELDS numfields field..." with FIELDS at argv[at] and the fields
  * running to the end: the index of the first field, or 0 after replying
  * Redis's error (`bad_count` for a count that is not a positive integer). */
@@ -744,18 +759,15 @@ void cmd_hgetdel(struct cmd_ctx *c) {
     int bad;
     struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
     if (bad) return;
-    int first = hfe_parse_fields(c, 2, HK_ERR_NUMFIELDS);
+    int first = hfe_fields_begin(c, &k, &e, 2, HK_ERR_NUMFIELDS, HFE_REPLY_NULL);
     if (!first) return;
-    prop_custom(c);
-    hash_expire_named(c, &k, &e, first, c->argc - 1, 1);
-    reply_array(c, c->argc - first);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HDEL, 0);
     int deleted = 0;
     for (int i = first; i < c->argc; i++) {
         const hk_slice *f = &c->argv[i];
         struct hashv_val v;
-        if (!e || !hashv_get(e, f->ptr, f->len, &v)) {
+        if (!hashv_get(e, f->ptr, f->len, &v)) {
             reply_null(c);
             continue;
         }
@@ -782,11 +794,9 @@ void cmd_hgetex(struct cmd_ctx *c) {
     struct kv *e = lookup_typed(c, 1, &k, OBJ_HASH, 1, &bad);
     if (bad) return;
     const hk_slice *o = &c->argv[2];
-    int persist = 0, expiry = 0, at = 2;
+    int persist = 0, expiry = 0, at = 2, seconds, relative;
     long long when = 0;
-    if (arg_is(o, "EX") || arg_is(o, "PX") || arg_is(o, "EXAT") || arg_is(o, "PXAT")) {
-        int seconds = arg_is(o, "EX") || arg_is(o, "EXAT");
-        int relative = arg_is(o, "EX") || arg_is(o, "PX");
+    if (hfe_time_opt(o, &seconds, &relative)) {
         if (!hfe_parse_time(c, &c->argv[3], seconds, relative ? c->now_ms : 0, &when)) return;
         expiry = 1;
         at = 4;
@@ -824,18 +834,12 @@ void cmd_hgetex(struct cmd_ctx *c) {
     if (deleted) hash_settle(c, &k, &e, KEV_DEL);
     else if (persist && updated) hash_trim(&k, e);
     if (!updated || !prop_on(c)) return;
-    if (persist) {
-        prop_begin(c, 2 + (c->argc - 3));
-        prop_arg_cstr(c, "HPERSIST");
-        prop_arg(c, k.key, k.klen);
-        for (int i = 3; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
-        return;
-    }
-    prop_begin(c, 3 + (c->argc - 4));
-    prop_arg_cstr(c, "HPEXPIREAT");
+    /* HPERSIST key or HPEXPIREAT key ms, then FIELDS numfields field... */
+    prop_begin(c, (persist ? 2 : 3) + (c->argc - at));
+    prop_arg_cstr(c, persist ? "HPERSIST" : "HPEXPIREAT");
     prop_arg(c, k.key, k.klen);
-    prop_arg_ll(c, when);
-    for (int i = 4; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
+    if (!persist) prop_arg_ll(c, when);
+    for (int i = at; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
 }
 
 #define HSETEX_FNX 1
@@ -847,7 +851,7 @@ void cmd_hgetex(struct cmd_ctx *c) {
  * was not met. Without an expiry option or KEEPTTL the fields lose their
  * TTLs, as with HSET. A relative or second expiry propagates as PXAT. */
 void cmd_hsetex(struct cmd_ctx *c) {
-    int flags = 0, first = 0, tpos = 0, seconds = 0;
+    int flags = 0, first = 0, tpos = 0, seconds = 0, relative = 0;
     long long when = 0;
     for (int i = 2; i < c->argc && !first; i++) {
         const hk_slice *a = &c->argv[i];
@@ -867,8 +871,7 @@ void cmd_hsetex(struct cmd_ctx *c) {
                 return;
             }
             first = i + 2;
-        } else if (arg_is(a, "EX") || arg_is(a, "PX") || arg_is(a, "EXAT") || arg_is(a, "PXAT") ||
-                   arg_is(a, "KEEPTTL")) {
+        } else if (hfe_time_opt(a, &seconds, &relative) || arg_is(a, "KEEPTTL")) {
             if (tpos || (flags & HSETEX_KEEPTTL)) {
                 reply_error(c, "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified");
                 return;
@@ -881,8 +884,6 @@ void cmd_hsetex(struct cmd_ctx *c) {
                 reply_error(c, "ERR missing expire time");
                 return;
             }
-            seconds = arg_is(a, "EX") || arg_is(a, "EXAT");
-            int relative = arg_is(a, "EX") || arg_is(a, "PX");
             tpos = ++i;
             if (!hfe_parse_time(c, &c->argv[tpos], seconds, relative ? c->now_ms : 0, &when)) return;
         } else if (arg_is(a, "FNX") || arg_is(a, "FXX")) {

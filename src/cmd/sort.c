@@ -276,17 +276,19 @@ static void load_list(struct sort_vec *sv, struct kv *e, long start, long count,
     struct listv v;
     listv_open(&v, e);
     unsigned long len = listv_len(&v);
-    if (count <= 0 || len == 0) return;
     struct ql_cur cur;
-    unsigned long first = desc ? len - 1 - (unsigned long)start : (unsigned long)start;
-    if (listv_seek(&v, first, &cur) != HK_OK) return;
-    struct lp_val val;
-    for (long i = 0; i < count && cur.pos != LP_NONE; i++) {
-        ql_cur_get(&cur, &val);
-        vec_push(sv, lp_val_ptr(&val), val.len);
-        if (desc) ql_cur_prev(&cur);
-        else ql_cur_next(&cur);
+    if (count > 0 && len > 0 &&
+        listv_seek(&v, desc ? len - 1 - (unsigned long)start : (unsigned long)start, &cur) == HK_OK) {
+        struct lp_val val;
+        for (long i = 0; i < count && cur.pos != LP_NONE; i++) {
+            ql_cur_get(&cur, &val);
+            vec_push(sv, lp_val_ptr(&val), val.len);
+            if (desc) ql_cur_prev(&cur);
+            else ql_cur_next(&cur);
+        }
     }
+    /* A node the cursor decompressed is compressed again, as after LRANGE. */
+    listv_done(&v);
 }
 
 static void load_set(struct sort_vec *sv, struct kv *e) {

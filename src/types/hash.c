@@ -211,15 +211,16 @@ static struct hnode **fttl_find(const struct kv *e, const char *f, size_t fl) {
     return ht_find_link(&h_x(e)->ttl, hk_hash(f, fl), fttl_match, &k);
 }
 
-/* Forget f's deadline, if any. */
-static void fttl_drop(struct kv *e, const char *f, size_t fl) {
+/* Forget f's deadline, if any: 1 when it had one. */
+static int fttl_drop(struct kv *e, const char *f, size_t fl) {
     struct hnode **link = fttl_find(e, f, fl);
-    if (!link) return;
+    if (!link) return 0;
     struct hashx *x = h_x(e);
     struct fttl *t = (struct fttl *)*link;
     heap_remove(x, t, x->ttl.count);
     ht_unlink(&x->ttl, link);
     hk_free(t);
+    return 1;
 }
 
 static void hashx_free(struct hashx *x) {
@@ -719,11 +720,7 @@ void hashv_set_ttl(struct kv *e, const char *f, size_t fl, long long when) {
     ht_insert(&x->ttl, &t->node, hk_hash(f, fl), fttl_hash, NULL);
 }
 
-int hashv_persist(struct kv *e, const char *f, size_t fl) {
-    if (!fttl_find(e, f, fl)) return 0;
-    fttl_drop(e, f, fl);
-    return 1;
-}
+int hashv_persist(struct kv *e, const char *f, size_t fl) { return fttl_drop(e, f, fl); }
 
 long long hashv_next_expire(const struct kv *e) {
     if (!kv_hfe(e)) return LLONG_MAX;
