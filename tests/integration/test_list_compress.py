@@ -252,6 +252,10 @@ def test_memory_drops_for_compressible_data(new_server):
     assert c.cmd("LINDEX", "big", 10000) == items[10000]
     # Reading does not leave the list decompressed.
     assert memory(c, "big") == mc
+    # Nor does SORT, which reads the nodes through the same views.
+    assert c.cmd("SORT", "big", "ALPHA", "LIMIT", 10000, 1) == [items[10000]]
+    assert c.cmd("SORT_RO", "big", "BY", "nosort", "LIMIT", 10000, 1) == [items[10000]]
+    assert memory(c, "big") == mc
     # Random bytes do not compress: about the same size either way.
     rnd = random.Random(3)
     noise = [bytes(rnd.getrandbits(8) for _ in range(100)) for _ in range(3000)]
