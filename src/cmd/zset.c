@@ -587,6 +587,15 @@ static void rand_emit(struct cmd_ctx *c, struct zit *it, int withscores) {
     if (withscores) reply_score(c, sc);
 }
 
+/* The slot of rank t in the open-addressing set (cap a power of two,
+ * ULONG_MAX marks a free slot): where t is, else the free slot it would
+ * take. */
+static size_t rank_slot(const unsigned long *set, size_t cap, unsigned long t) {
+    size_t h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
+    while (set[h] != ULONG_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+    return h;
+}
+
 void cmd_zrandmember(struct cmd_ctx *c) {
     long long l = 0;
     int withscores = 0, hascount = c->argc >= 3;
@@ -649,13 +658,11 @@ void cmd_zrandmember(struct cmd_ctx *c) {
         unsigned long got = 0;
         for (unsigned long j = size - need; j < size; j++) {
             unsigned long t = (unsigned long)(hk_rand64() % ((uint64_t)j + 1));
-            size_t h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
-            while (set[h] != ULONG_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+            size_t h = rank_slot(set, cap, t);
             if (set[h] == t) {
-                /* t was taken: j (new this round) goes in instead. */
+                /* t was taken: j (new this round, so absent) goes in instead. */
                 t = j;
-                h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
-                while (set[h] != ULONG_MAX) h = (h + 1) & (cap - 1);
+                h = rank_slot(set, cap, t);
             }
             set[h] = t;
             ranks[got++] = t;
