@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 /* Bytes of string entry e (NULL: none, length 0); nb holds an integer's
  * digits. */
 static const unsigned char *bytes_of(const struct kv *e, char *nb, size_t *len) {

@@ -547,11 +547,11 @@ static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **i
     if (n < 0) {
         /* The key finders read argv alone: show them the inner command. */
         n = command_keys(cmd, argv, argc, *idx);
-        for (int i = 0; i < n; i++) {
-            if (varflags && !strcmp(cmd->fullname, "set")) (*kf)[i] = set_key_flags(argv, argc);
-            else if (varflags && !strcmp(cmd->fullname, "bitfield")) (*kf)[i] = bitfield_key_flags(argv, argc);
-            else (*kf)[i] = flags_at(cmd, argc, (*idx)[i]);
-        }
+        /* Flags that depend on the arguments are the same for every key. */
+        uint64_t whole = 0;
+        if (varflags && !strcmp(cmd->fullname, "set")) whole = set_key_flags(argv, argc);
+        else if (varflags && !strcmp(cmd->fullname, "bitfield")) whole = bitfield_key_flags(argv, argc);
+        for (int i = 0; i < n; i++) (*kf)[i] = whole ? whole : flags_at(cmd, argc, (*idx)[i]);
     }
     if (n <= 0 && !(n == 0 && (cmd->flags & CMD_NO_MANDATORY_KEYS))) {
         reply_error(c, "ERR Invalid arguments specified for command");

@@ -84,6 +84,15 @@ struct set_item {
 
 static const char *item_name(const struct set_item *it) { return it->via_alias ? it->e->alias : it->e->name; }
 
+/* Whether item i has an apply callback that no earlier item shares: each
+ * distinct callback runs once per command. */
+static int first_apply(const struct set_item *items, int i) {
+    if (!items[i].e->apply) return 0;
+    for (int j = 0; j < i; j++)
+        if (items[j].e->apply == items[i].e->apply) return 0;
+    return 1;
+}
+
 /* Put back every old value (store, then each distinct apply callback
  * once, as the new values were applied). Failures are only logged: the
  * old values were valid when they were set. */
@@ -94,10 +103,8 @@ static void restore_items(struct set_item *items, int n, int run_apply) {
             hk_log(LL_WARNING, "CONFIG SET: failed restoring '%s': %s", items[i].e->name, err);
     if (!run_apply) return;
     for (int i = 0; i < n; i++) {
-        if (!items[i].e->apply) continue;
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = items[j].e->apply == items[i].e->apply;
-        if (!seen && !items[i].e->apply(err, sizeof(err)))
+        if (!first_apply(items, i)) continue;
+        if (!items[i].e->apply(err, sizeof(err)))
             hk_log(LL_WARNING, "CONFIG SET: failed re-applying '%s' after a rollback: %s", items[i].e->name, err);
     }
 }
@@ -163,10 +170,7 @@ void cmd_config_set(struct cmd_ctx *c) {
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        if (!items[i].e->apply) continue;
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = items[j].e->apply == items[i].e->apply;
-        if (seen) continue;
+        if (!first_apply(items, i)) continue;
         err[0] = '\0';
         if (items[i].e->apply(err, sizeof(err))) continue;
         hk_log(LL_WARNING,

@@ -268,6 +268,16 @@ static void pick_free(struct hnode *n, void *ctx) {
     hk_free(n);
 }
 
+/* A copy of every member of o (size of them), in iteration order; the
+ * caller frees it. */
+static struct lp_val *members_copy(const struct setv *o, uint64_t size) {
+    struct lp_val *all = hk_malloc(size * sizeof(*all));
+    struct setv_iter it;
+    setv_iter_init(&it, o);
+    for (uint64_t i = 0; i < size; i++) setv_iter_next(&it, &all[i]);
+    return all;
+}
+
 /* SRANDMEMBER key [count]. A negative count allows repeats and returns
  * exactly |count| members; a positive one returns distinct members. */
 void cmd_srandmember(struct cmd_ctx *c) {
@@ -314,10 +324,7 @@ void cmd_srandmember(struct cmd_ctx *c) {
             return;
         }
         /* Small encodings: index a copy of the members once. */
-        struct lp_val *all = hk_malloc(size * sizeof(*all));
-        struct setv_iter it;
-        setv_iter_init(&it, &o);
-        for (uint64_t i = 0; i < size; i++) setv_iter_next(&it, &all[i]);
+        struct lp_val *all = members_copy(&o, size);
         for (unsigned long long i = 0; i < count; i++) reply_val(c, &all[hk_rand64() % size]);
         hk_free(all);
         return;
@@ -334,10 +341,7 @@ void cmd_srandmember(struct cmd_ctx *c) {
     if (o.enc != ENC_HT || count * 3 > size) {
         /* Copy every member and draw count of them without repeats
          * (a partial Fisher-Yates shuffle). */
-        struct lp_val *all = hk_malloc(size * sizeof(*all));
-        struct setv_iter it;
-        setv_iter_init(&it, &o);
-        for (uint64_t i = 0; i < size; i++) setv_iter_next(&it, &all[i]);
+        struct lp_val *all = members_copy(&o, size);
         for (unsigned long long i = 0; i < count; i++) {
             uint64_t j = i + hk_rand64() % (size - i);
             struct lp_val t = all[i];

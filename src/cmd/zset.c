@@ -587,6 +587,21 @@ static void rand_emit(struct cmd_ctx *c, struct zit *it, int withscores) {
     if (withscores) reply_score(c, sc);
 }
 
+/* The reply array of n picks: a member and a score each in RESP2 with
+ * WITHSCORES, one element (member or pair) each otherwise. */
+static void rand_header(struct cmd_ctx *c, int withscores, long long n) {
+    reply_array(c, withscores && c->resp < 3 ? n * 2 : n);
+}
+
+/* The slot of rank t in the open-addressing set (cap a power of two,
+ * ULONG_MAX marks a free slot): where t is, else the free slot it would
+ * take. */
+static size_t rank_slot(const unsigned long *set, size_t cap, unsigned long t) {
+    size_t h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
+    while (set[h] != ULONG_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+    return h;
+}
+
 void cmd_zrandmember(struct cmd_ctx *c) {
     long long l = 0;
     int withscores = 0, hascount = c->argc >= 3;
@@ -618,7 +633,7 @@ void cmd_zrandmember(struct cmd_ctx *c) {
     int uniq = l > 0;
     unsigned long long count = l > 0 ? (unsigned long long)l : (unsigned long long)(-(l + 1)) + 1;
     if (uniq && count >= size) {
-        reply_array(c, withscores && c->resp < 3 ? (long long)size * 2 : (long long)size);
+        rand_header(c, withscores, (long long)size);
         zit_init(&it, e);
         for (zit_seek(&it, 0); zit_valid(&it); zit_next(&it))
             rand_emit(c, &it, withscores);
@@ -629,7 +644,7 @@ void cmd_zrandmember(struct cmd_ctx *c) {
     struct zrank_index x;
     zrank_index(&x, e);
     if (!uniq || count == 1) {
-        reply_array(c, withscores && c->resp < 3 ? (long long)count * 2 : (long long)count);
+        rand_header(c, withscores, (long long)count);
         while (count--) {
             zrank_seek(&x, (unsigned long)(hk_rand64() % size));
             rand_emit(c, &x.it, withscores);
@@ -649,13 +664,11 @@ void cmd_zrandmember(struct cmd_ctx *c) {
         unsigned long got = 0;
         for (unsigned long j = size - need; j < size; j++) {
             unsigned long t = (unsigned long)(hk_rand64() % ((uint64_t)j + 1));
-            size_t h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
-            while (set[h] != ULONG_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+            size_t h = rank_slot(set, cap, t);
             if (set[h] == t) {
-                /* t was taken: j (new this round) goes in instead. */
+                /* t was taken: j (new this round, so absent) goes in instead. */
                 t = j;
-                h = (size_t)((t * 0x9E3779B97F4A7C15ULL) >> 7) & (cap - 1);
-                while (set[h] != ULONG_MAX) h = (h + 1) & (cap - 1);
+                h = rank_slot(set, cap, t);
             }
             set[h] = t;
             ranks[got++] = t;
@@ -674,7 +687,7 @@ void cmd_zrandmember(struct cmd_ctx *c) {
         ranks[i - 1] = ranks[j];
         ranks[j] = t;
     }
-    reply_array(c, withscores && c->resp < 3 ? (long long)need * 2 : (long long)need);
+    rand_header(c, withscores, (long long)need);
     for (unsigned long i = 0; i < need; i++) {
         zrank_seek(&x, ranks[i]);
         rand_emit(c, &x.it, withscores);
