@@ -177,13 +177,6 @@ static const char *item_ptr(const struct sort_vec *sv, const struct sort_item *i
     return sv->arena.p ? sv->arena.p + it->off : "";
 }
 
-static int bytes_cmp(const char *a, size_t al, const char *b, size_t bl) {
-    size_t m = al < bl ? al : bl;
-    int r = m ? memcmp(a, b, m) : 0;
-    if (r) return r;
-    return al < bl ? -1 : al > bl;
-}
-
 struct sort_order {
     const struct sort_vec *sv;
     int desc, alpha, by;
@@ -200,16 +193,16 @@ static int item_cmp(const struct sort_order *o, const struct sort_item *a, const
     if (!o->alpha) {
         if (a->score > b->score) r = 1;
         else if (a->score < b->score) r = -1;
-        else r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
+        else r = hk_bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else if (o->by) {
         if (!a->has_cmp || !b->has_cmp) r = a->has_cmp - b->has_cmp;
         else {
             const char *ar = sv->arena.p ? sv->arena.p : ""; /* empty when every weight is */
-            r = bytes_cmp(ar + a->coff, a->clen, ar + b->coff, b->clen);
+            r = hk_bytes_cmp(ar + a->coff, a->clen, ar + b->coff, b->clen);
         }
-        if (r == 0 && o->ties_by_element) r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
+        if (r == 0 && o->ties_by_element) r = hk_bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     } else {
-        r = bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
+        r = hk_bytes_cmp(item_ptr(sv, a), a->len, item_ptr(sv, b), b->len);
     }
     return o->desc ? -r : r;
 }

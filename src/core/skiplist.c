@@ -20,18 +20,11 @@ static uint64_t node_rehash(const struct hnode *h, void *ctx) {
     return zsl_hash(zsl_ele(n), n->elen);
 }
 
-int zsl_cmp_ele(const char *a, size_t alen, const char *b, size_t blen) {
-    size_t m = alen < blen ? alen : blen;
-    int r = m ? memcmp(a, b, m) : 0;
-    if (r) return r;
-    return alen < blen ? -1 : (alen > blen ? 1 : 0);
-}
-
 /* Order of node n against (score, ele): <0 when n sorts before. */
 static int node_before(const struct zsl_node *n, double score, const char *ele, size_t len) {
     if (n->score < score) return 1;
     if (n->score > score) return 0;
-    return zsl_cmp_ele(zsl_ele(n), n->elen, ele, len) < 0;
+    return hk_bytes_cmp(zsl_ele(n), n->elen, ele, len) < 0;
 }
 
 static struct zsl_node *node_alloc(int level, double score, const char *ele, size_t len) {
@@ -201,10 +194,10 @@ void zsl_update_score(struct zsl *z, struct zsl_node *n, double score) {
     /* Still in order with its neighbours: update in place. */
     if ((!n->backward || n->backward->score < score ||
          (n->backward->score == score &&
-          zsl_cmp_ele(zsl_ele(n->backward), n->backward->elen, zsl_ele(n), n->elen) < 0)) &&
+          hk_bytes_cmp(zsl_ele(n->backward), n->backward->elen, zsl_ele(n), n->elen) < 0)) &&
         (!n->level[0].forward || n->level[0].forward->score > score ||
          (n->level[0].forward->score == score &&
-          zsl_cmp_ele(zsl_ele(n->level[0].forward), n->level[0].forward->elen, zsl_ele(n), n->elen) > 0))) {
+          hk_bytes_cmp(zsl_ele(n->level[0].forward), n->level[0].forward->elen, zsl_ele(n), n->elen) > 0))) {
         n->score = score;
         return;
     }
@@ -248,21 +241,21 @@ int zrange_empty(const struct zrange *r) { return r->min > r->max || (r->min == 
 int zlex_gte_min(const char *s, size_t len, const struct zlex *r) {
     if (r->mininf < 0) return 1;
     if (r->mininf > 0) return 0;
-    int c = zsl_cmp_ele(s, len, r->min, r->minlen);
+    int c = hk_bytes_cmp(s, len, r->min, r->minlen);
     return r->minex ? c > 0 : c >= 0;
 }
 
 int zlex_lte_max(const char *s, size_t len, const struct zlex *r) {
     if (r->maxinf > 0) return 1;
     if (r->maxinf < 0) return 0;
-    int c = zsl_cmp_ele(s, len, r->max, r->maxlen);
+    int c = hk_bytes_cmp(s, len, r->max, r->maxlen);
     return r->maxex ? c < 0 : c <= 0;
 }
 
 int zlex_empty(const struct zlex *r) {
     if (r->mininf > 0 || r->maxinf < 0) return 1;
     if (r->mininf < 0 || r->maxinf > 0) return 0;
-    int c = zsl_cmp_ele(r->min, r->minlen, r->max, r->maxlen);
+    int c = hk_bytes_cmp(r->min, r->minlen, r->max, r->maxlen);
     return c > 0 || (c == 0 && (r->minex || r->maxex));
 }
 

@@ -83,8 +83,6 @@ int zrange_empty(const struct zrange *r);
 int zlex_gte_min(const char *s, size_t len, const struct zlex *r);
 int zlex_lte_max(const char *s, size_t len, const struct zlex *r);
 int zlex_empty(const struct zlex *r);
-/* Byte-wise member comparison (memcmp, then length). */
-int zsl_cmp_ele(const char *a, size_t alen, const char *b, size_t blen);
 
 /* First / last node inside the range, NULL when none. */
 struct zsl_node *zsl_first_in_range(const struct zsl *z, const struct zrange *r);

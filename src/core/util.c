@@ -424,3 +424,10 @@ uint64_t hk_rand64(void) {
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
 }
+
+int hk_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+    size_t m = alen < blen ? alen : blen;
+    int r = m ? memcmp(a, b, m) : 0;
+    if (r) return r;
+    return alen < blen ? -1 : (alen > blen ? 1 : 0);
+}

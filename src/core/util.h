@@ -36,6 +36,10 @@ int hk_d2str(char *buf, size_t size, double d);
  * trailing zeros removed. */
 int hk_ld2str(char *buf, size_t size, long double d);
 
+/* Byte-wise order of two strings (memcmp, the shorter first on a tie):
+ * <0, 0 or >0. */
+int hk_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
 /* Glob match as KEYS/SCAN MATCH do: * ? [set] [^set] [a-z] and \ escapes. */
 int hk_globmatch(const char *pat, size_t plen, const char *str, size_t slen, int nocase);
 

@@ -46,7 +46,7 @@ static lpack *zlp_insert(lpack *lp, const char *ele, size_t len, double score) {
         if (s > score) break;
         if (s == score) {
             lp_get(lp, pos, &v);
-            if (zsl_cmp_ele(v.s, v.len, ele, len) > 0) break;
+            if (hk_bytes_cmp(v.s, v.len, ele, len) > 0) break;
         }
         pos = lp_next(lp, sp);
     }
