@@ -382,9 +382,7 @@ static void hrandfield_count(struct cmd_ctx *c, long long l, int withvalues) {
     if (distinct && count > hashv_len(e)) count = hashv_len(e);
     reply_array(c, (long long)(withvalues && c->resp == 2 ? count * 2 : count));
     struct hrand_ctx x = {c, withvalues};
-    struct kv *view = hashv_view(e);
-    hashv_random_pairs(view, count, distinct, hrand_visit, &x);
-    hashv_view_free(e, view);
+    hashv_random_pairs(e, count, distinct, hrand_visit, &x);
 }
 
 void cmd_hrandfield(struct cmd_ctx *c) {
@@ -407,10 +405,8 @@ void cmd_hrandfield(struct cmd_ctx *c) {
         return;
     }
     struct hashv_val f;
-    struct kv *view = hashv_view(e);
-    hashv_random_field(view, &f);
+    hashv_random_field(e, &f);
     reply_bulk(c, f.s, f.len);
-    hashv_view_free(e, view);
 }
 
 /* ---- HSCAN ------------------------------------------------------------------------- */

@@ -569,15 +569,15 @@ static void visit_hent(const struct hent *h, hashv_visit_fn fn, void *ctx) {
 }
 
 void hashv_random_field(struct kv *e, struct hashv_val *f) {
-    if (kv_enc(e) == ENC_LISTPACK) {
-        const lpack *lp = kv_ptr(e);
+    if (h_lp(e)) {
+        const lpack *lp = h_data(e);
         lp_get(lp, lp_seek(lp, (long long)(hk_rand64() % hashv_len(e)) * 2), &f->tmp);
         f->s = f->tmp.s;
         f->len = f->tmp.len;
         return;
     }
     struct ht_sampler sm;
-    ht_sampler_init(&sm, kv_ptr(e), 1);
+    ht_sampler_init(&sm, h_data(e), 1);
     const struct hent *h = hash_ht_random(&sm);
     f->tmp.is_int = 0;
     f->s = hent_field(h);
@@ -609,15 +609,15 @@ static void hash_ht_sparse(struct htable *t, uint64_t count, hashv_visit_fn fn, 
 void hashv_random_pairs(struct kv *e, uint64_t count, int distinct, hashv_visit_fn fn, void *ctx) {
     uint64_t size = hashv_len(e);
     if (!distinct || count == 1) {
-        if (kv_enc(e) == ENC_LISTPACK) {
+        if (h_lp(e)) {
             /* Positions once, so each pick costs no walk of the listpack. */
-            const lpack *lp = kv_ptr(e);
+            const lpack *lp = h_data(e);
             size_t *pos = hash_lp_fields(lp, size);
             for (uint64_t i = 0; i < count; i++) visit_lp_pair(lp, pos[hk_rand64() % size], fn, ctx);
             hk_free(pos);
         } else {
             struct ht_sampler sm;
-            ht_sampler_init(&sm, kv_ptr(e), count);
+            ht_sampler_init(&sm, h_data(e), count);
             for (uint64_t i = 0; i < count; i++) visit_hent(hash_ht_random(&sm), fn, ctx);
         }
         return;
@@ -628,8 +628,8 @@ void hashv_random_pairs(struct kv *e, uint64_t count, int distinct, hashv_visit_
     }
     /* A partial Fisher-Yates shuffle: the first count slots end up a
      * uniform random subset in random order. */
-    if (kv_enc(e) == ENC_LISTPACK) {
-        const lpack *lp = kv_ptr(e);
+    if (h_lp(e)) {
+        const lpack *lp = h_data(e);
         size_t *pos = hash_lp_fields(lp, size);
         for (uint64_t i = 0; i < count; i++) {
             size_t j = (size_t)(i + hk_rand64() % (size - i));
@@ -641,7 +641,7 @@ void hashv_random_pairs(struct kv *e, uint64_t count, int distinct, hashv_visit_
         hk_free(pos);
         return;
     }
-    struct htable *t = kv_ptr(e);
+    struct htable *t = h_data(e);
     if (count * 3 <= size) {
         hash_ht_sparse(t, count, fn, ctx);
         return;
@@ -759,11 +759,3 @@ int hashv_ttl_trim(struct kv *e) {
     return 1;
 }
 
-struct kv *hashv_view(struct kv *e) {
-    if (!kv_hfe(e)) return e;
-    return kv_new_ptr("", 0, OBJ_HASH, h_lp(e) ? ENC_LISTPACK : ENC_HT, h_data(e), -1);
-}
-
-void hashv_view_free(struct kv *e, struct kv *view) {
-    if (view != e) kv_free_shell(view);
-}

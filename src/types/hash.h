@@ -149,11 +149,5 @@ unsigned hashv_expire_due(struct kv *e, long long now_ms, unsigned max, hashv_fi
 /* Drop the side table once no field has a deadline (the encoding goes
  * back to plain listpack or hashtable): 1 when it did. */
 int hashv_ttl_trim(struct kv *e);
-/* The hash as a plain one for code that reads the encodings directly
- * (the random samplers above): e itself when it has no TTLs, else a new
- * entry sharing e's listpack or table, valid until e changes, released
- * with hashv_view_free. */
-struct kv *hashv_view(struct kv *e);
-void hashv_view_free(struct kv *e, struct kv *view);
 
 #endif
