@@ -7,9 +7,10 @@
  *
  * Records. Every id has a fixed-size level-0 record in a chunk:
  *   meta (neighbour count | level << 16 | live bit), born (the delete epoch
- *   at its insert, to tell a reused id from the node a prepare saw), norm,
- *   range, value, upper (the lists of levels 1..level, NULL at level 0),
- *   links[2M], the encoded vector.
+ *   at its insert, to tell a reused id from the node a prepare saw), value,
+ *   upper (the lists of levels 1..level, NULL at level 0), links[2M], norm,
+ *   range, the encoded vector (a distance reads one contiguous run: range
+ *   and vector; an expansion another: count and links).
  * Full chunks hold as many records as fit in 1 MiB (past that the
  * allocator rounds to 512 KiB); only the last chunk
  * grows (by half, reallocated), so a small set stays small and a big one
@@ -33,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HDR_BYTES 32u
+#define HDR_BYTES 24u
 #define META_COUNT 0xffffu
 #define META_LEVEL_SHIFT 16
 #define META_LIVE 0x80000000u
@@ -43,8 +44,6 @@
 struct rec_hdr {
     uint32_t meta;
     uint32_t born;
-    float norm;
-    float range;
     void *value;
     uint32_t *upper;
 };
@@ -140,6 +139,10 @@ static inline uint32_t *links0(char *r) { return (uint32_t *)(r + HDR_BYTES); }
 
 static inline uint32_t rlevel(const struct rec_hdr *r) { return (r->meta >> META_LEVEL_SHIFT) & 0xff; }
 
+/* Norm and Q8 range sit just before the vector, on its cache line. */
+static inline float rnorm(const struct hnsw *h, const char *r) { return *(const float *)(r + h->vec_off - 8); }
+static inline float rrange(const struct hnsw *h, const char *r) { return *(const float *)(r + h->vec_off - 4); }
+
 /* The list of `id` at `level`: returns its ids; *cnt gets the count. */
 static inline uint32_t *list_at(const struct hnsw *h, uint32_t id, uint32_t level, uint32_t *cnt) {
     char *r = rec(h, id);
@@ -165,20 +168,23 @@ static inline uint32_t max_links(const struct hnsw *h, uint32_t level) { return 
 
 /* ---- distances ------------------------------------------------------------------ */
 
-static inline float q8_dist(int32_t dot, float ra, float rb) {
-    if (ra == 0 || rb == 0) return 1.0f;
-    float d = 1.0f - (float)dot * ((ra / 127) * (rb / 127));
+/* qs is the query's range already divided by 127 (once per query, not
+ * per distance); the product rounds exactly as (ra/127) * (rb/127). */
+static inline float q8_dist(int32_t dot, float qs, float rb) {
+    if (qs == 0 || rb == 0) return 1.0f;
+    float d = 1.0f - (float)dot * (qs * (rb / 127));
     if (d < 0) d = 0;
     else if (d > 2) d = 2;
     return d;
 }
 
-/* Distance between an encoded query (qv, its Q8 range qr) and record r. */
+/* Distance between an encoded query (qv, its Q8 range / 127 in qr) and
+ * record r. */
 static inline float dist_q(const struct hnsw *h, const void *qv, float qr, const char *r) {
     const void *v = r + h->vec_off;
     switch (h->quant) {
     case HNSW_QUANT_Q8:
-        return q8_dist(h->k->dot_i8(qv, v, h->dim), qr, ((const struct rec_hdr *)r)->range);
+        return q8_dist(h->k->dot_i8(qv, v, h->dim), qr, rrange(h, r));
     case HNSW_QUANT_BIN:
         return (float)h->k->hamming(qv, v, (h->dim + 63) / 64) * 2.0f / (float)h->dim;
     default:
@@ -188,7 +194,7 @@ static inline float dist_q(const struct hnsw *h, const void *qv, float qr, const
 
 static inline float dist_nodes(const struct hnsw *h, uint32_t a, uint32_t b) {
     const char *ra = rec(h, a);
-    return dist_q(h, ra + h->vec_off, ((const struct rec_hdr *)ra)->range, rec(h, b));
+    return dist_q(h, ra + h->vec_off, rrange(h, ra) / 127, rec(h, b));
 }
 
 /* ---- encoding --------------------------------------------------------------------- */
@@ -269,7 +275,7 @@ struct hnsw *hnsw_new(uint32_t dim, enum hnsw_quant quant, uint32_t M) {
     h->maxm0 = 2 * M;
     h->quant = quant;
     h->vbytes = vec_bytes_for(dim, quant);
-    h->vec_off = HDR_BYTES + 4 * h->maxm0;
+    h->vec_off = HDR_BYTES + 4 * h->maxm0 + 8;
     h->rec_size = (h->vec_off + h->vbytes + 7) & ~7u;
     /* Full chunks just under CHUNK_BYTES: the allocator's size classes
      * are coarse at that size, so a power of two wastes the least. */
@@ -324,11 +330,11 @@ float hnsw_node_distance(const struct hnsw *h, uint32_t a, uint32_t b) { return 
 
 void hnsw_vector(const struct hnsw *h, uint32_t id, float *out) {
     const char *r = rec(h, id);
-    const struct rec_hdr *rh = (const struct rec_hdr *)r;
     const void *v = r + h->vec_off;
+    float norm = rnorm(h, r), range = rrange(h, r);
     switch (h->quant) {
     case HNSW_QUANT_Q8:
-        for (uint32_t i = 0; i < h->dim; i++) out[i] = ((const int8_t *)v)[i] * rh->range / 127 * rh->norm;
+        for (uint32_t i = 0; i < h->dim; i++) out[i] = ((const int8_t *)v)[i] * range / 127 * norm;
         break;
     case HNSW_QUANT_BIN:
         /* Signs only: the magnitude is gone, as in Redis. */
@@ -336,16 +342,15 @@ void hnsw_vector(const struct hnsw *h, uint32_t id, float *out) {
             out[i] = (((const uint64_t *)v)[i / 64] >> (i & 63)) & 1 ? 1.0f : -1.0f;
         break;
     default:
-        for (uint32_t i = 0; i < h->dim; i++) out[i] = ((const float *)v)[i] * rh->norm;
+        for (uint32_t i = 0; i < h->dim; i++) out[i] = ((const float *)v)[i] * norm;
         break;
     }
 }
 
 const void *hnsw_raw(const struct hnsw *h, uint32_t id, float *norm, float *range) {
     const char *r = rec(h, id);
-    const struct rec_hdr *rh = (const struct rec_hdr *)r;
-    if (norm) *norm = rh->norm;
-    if (range) *range = rh->range;
+    if (norm) *norm = rnorm(h, r);
+    if (range) *range = rrange(h, r);
     return r + h->vec_off;
 }
 
@@ -518,13 +523,13 @@ static void search_level(const struct hnsw *h, struct hnsw_searcher *s, const vo
         uint32_t n;
         const uint32_t *lk = list_at(h, c.id, level, &n);
         for (uint32_t j = 0; j < n; j++) __builtin_prefetch(&vis[lk[j]]);
-        if (n) __builtin_prefetch(rec(h, lk[0]) + h->vec_off);
+        if (n) __builtin_prefetch(rec(h, lk[0]) + h->vec_off - 8);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t nb = lk[j];
             if (j + 1 < n) {
                 const char *nx = rec(h, lk[j + 1]);
-                __builtin_prefetch(nx + h->vec_off);
-                __builtin_prefetch(nx + h->vec_off + 64);
+                __builtin_prefetch(nx + h->vec_off - 8);
+                __builtin_prefetch(nx + h->vec_off + 56);
             }
             if (vis[nb] == tag) continue;
             vis[nb] = tag;
@@ -562,7 +567,7 @@ static void search_filtered(const struct hnsw *h, struct hnsw_searcher *s, const
         for (uint32_t j = 0; j < n; j++) __builtin_prefetch(&vis[lk[j]]);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t nb = lk[j];
-            if (j + 1 < n) __builtin_prefetch(rec(h, lk[j + 1]) + h->vec_off);
+            if (j + 1 < n) __builtin_prefetch(rec(h, lk[j + 1]) + h->vec_off - 8);
             if (vis[nb] == tag) continue;
             vis[nb] = tag;
             const char *r = rec(h, nb);
@@ -577,14 +582,14 @@ static void search_filtered(const struct hnsw *h, struct hnsw_searcher *s, const
     }
 }
 
-/* Encode a query into the searcher; returns its Q8 range. */
+/* Encode a query into the searcher; returns its Q8 range / 127. */
 static float encode_query(const struct hnsw *h, struct hnsw_searcher *s, const float *q, const void **qv) {
     query_room(s, h);
     float norm;
     void *out = h->quant == HNSW_QUANT_NONE ? (void *)s->qf : s->qv;
     float r = encode(h, q, s->qf, out, &norm);
     *qv = out;
-    return r;
+    return r / 127;
 }
 
 uint32_t hnsw_search(const struct hnsw *h, struct hnsw_searcher *s, const float *q, uint32_t k, uint32_t ef,
@@ -642,7 +647,7 @@ static uint32_t select_heuristic(const struct hnsw *h, const struct hnsw_hit *c,
         int good = 1;
         const char *ci = rec(h, c[i].id);
         const void *cv = ci + h->vec_off;
-        float cr = ((const struct rec_hdr *)ci)->range;
+        float cr = rrange(h, ci) / 127;
         for (uint32_t j = 0; j < kept; j++) {
             if (dist_q(h, cv, cr, rec(h, out[j].id)) < c[i].dist) {
                 good = 0;
@@ -672,7 +677,7 @@ static void add_backlink(struct hnsw *h, struct hnsw_searcher *s, uint32_t nb, u
     struct hnsw_hit *c = s->tmp, *out = s->tmp + n + 1;
     const char *rb = rec(h, nb);
     const void *bv = rb + h->vec_off;
-    float br = ((const struct rec_hdr *)rb)->range;
+    float br = rrange(h, rb) / 127;
     for (uint32_t j = 0; j < n; j++) {
         c[j].id = lk[j];
         c[j].dist = dist_q(h, bv, br, rec(h, lk[j]));
@@ -720,13 +725,14 @@ static void find_candidates(const struct hnsw *h, struct hnsw_searcher *s, struc
     if (h->count == 0) return;
     uint32_t top = h->max_level;
     uint32_t ep = h->entry;
-    float epd = dist_q(h, ins->vec, ins->range, rec(h, ep));
+    float qs = ins->range / 127;
+    float epd = dist_q(h, ins->vec, qs, rec(h, ep));
     if (ins->level < top) {
-        ep = descend(h, ins->vec, ins->range, ep, &epd, top, ins->level);
+        ep = descend(h, ins->vec, qs, ep, &epd, top, ins->level);
         top = ins->level;
     }
     for (uint32_t l = top + 1; l-- > 0;) {
-        search_level(h, s, ins->vec, ins->range, ep, epd, efc, l);
+        search_level(h, s, ins->vec, qs, ep, epd, efc, l);
         if (ins->ccap[l] < s->nr) ins->cand[l] = grow(ins->cand[l], &ins->ccap[l], s->nr, sizeof(struct hnsw_hit));
         uint32_t n = res_drain(s, ins->cand[l], UINT32_MAX);
         ins->ncand[l] = n;
@@ -788,8 +794,9 @@ static void init_node(struct hnsw *h, uint32_t id, uint32_t level, const void *v
     struct rec_hdr *rh = (struct rec_hdr *)r;
     rh->meta = META_LIVE | (level << META_LEVEL_SHIFT);
     rh->born = (uint32_t)h->del_epoch;
-    rh->norm = norm;
-    rh->range = range;
+    float *nr = (float *)(r + h->vec_off - 8);
+    nr[0] = norm;
+    nr[1] = range;
     rh->value = value;
     rh->upper = NULL;
     if (level) {
@@ -883,7 +890,7 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     uint32_t n = 0;
     const char *rx = rec(h, x);
     const void *xv = rx + h->vec_off;
-    float xr = ((const struct rec_hdr *)rx)->range;
+    float xr = rrange(h, rx) / 127;
     s->vis[x] = s->vis[d] = s->tag;
     for (uint32_t pass = 0; pass < 2 + nd; pass++) {
         uint32_t cnt;
@@ -1051,8 +1058,8 @@ void hnsw_save(const struct hnsw *h, struct hk_buf *out) {
         uint32_t lv = rlevel(rh);
         put32(out, id);
         put32(out, lv);
-        putf(out, rh->norm);
-        putf(out, rh->range);
+        putf(out, rnorm(h, r));
+        putf(out, rrange(h, r));
         hk_buf_add(out, r + h->vec_off, h->vbytes, 4096);
         for (uint32_t l = 0; l <= lv; l++) {
             uint32_t n;
