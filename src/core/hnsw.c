@@ -461,19 +461,43 @@ static inline void res_pop(struct hnsw_searcher *s) {
     if (n) a[i] = last;
 }
 
-static int hit_cmp(const void *pa, const void *pb) {
-    const struct hnsw_hit *a = pa, *b = pb;
-    if (a->dist < b->dist) return -1;
-    if (a->dist > b->dist) return 1;
-    return a->id < b->id ? -1 : a->id > b->id;
+/* Sort hits ascending (ties by id) in place: a heap sort, because libc's
+ * qsort may allocate and a warm query must not. */
+static void sift_down(struct hnsw_hit *a, uint32_t i, uint32_t n) {
+    struct hnsw_hit x = a[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && hit_after(&a[c + 1], a[c].dist, a[c].id)) c++;
+        if (!hit_after(&a[c], x.dist, x.id)) break;
+        a[i] = a[c];
+        i = c;
+    }
+    a[i] = x;
+}
+
+static void hits_sort(struct hnsw_hit *a, uint32_t n) {
+    if (n < 2) return;
+    for (uint32_t i = n / 2; i-- > 0;) sift_down(a, i, n);
+    for (uint32_t end = n - 1; end > 0; end--) {
+        struct hnsw_hit t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
 }
 
 /* Empty the result heap into out, ascending (ties by id); returns the
  * number of hits written (at most `max`). */
 static uint32_t res_drain(struct hnsw_searcher *s, struct hnsw_hit *out, uint32_t max) {
     uint32_t n = s->nr;
-    /* The heap array itself, sorted: cheaper than popping one by one. */
-    qsort(s->res, n, sizeof(struct hnsw_hit), hit_cmp);
+    /* The array is already a max-heap: finish the heap sort in place. */
+    for (uint32_t end = n; end-- > 1;) {
+        struct hnsw_hit t = s->res[0];
+        s->res[0] = s->res[end];
+        s->res[end] = t;
+        sift_down(s->res, 0, end);
+    }
     if (n > max) n = max;
     memcpy(out, s->res, (size_t)n * sizeof(struct hnsw_hit));
     s->nr = 0;
@@ -684,7 +708,7 @@ static void add_backlink(struct hnsw *h, struct hnsw_searcher *s, uint32_t nb, u
     }
     c[n].id = id;
     c[n].dist = d;
-    qsort(c, n + 1, sizeof(*c), hit_cmp);
+    hits_sort(c, n + 1);
     uint32_t k = select_heuristic(h, c, n + 1, mx, out);
     for (uint32_t j = 0; j < k; j++) lk[j] = out[j].id;
     set_count(h, nb, level, k);
@@ -912,7 +936,7 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
             n++;
         }
     }
-    qsort(c, n, sizeof(*c), hit_cmp);
+    hits_sort(c, n);
     struct hnsw_hit *out = s->tmp + n;
     uint32_t k = select_heuristic(h, c, n, mx, out);
     if (k < mx) {
@@ -968,6 +992,13 @@ void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t
 void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
     struct del_plan *p = del->priv;
     uint32_t d = del->id;
+    if (!hnsw_live(h, d)) {
+        /* Not a node (a caller error): nothing to unlink. */
+        if (p) hk_free(p->words);
+        hk_free(p);
+        del->priv = NULL;
+        return;
+    }
     if (!p || p->wseq != h->wseq) {
         /* Written to since the prepare: plan again, now exclusively. */
         struct hnsw_searcher *s = hnsw_searcher_new();
