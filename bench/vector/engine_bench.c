@@ -16,6 +16,7 @@
 static const uint32_t efs[] = {10, 20, 40, 80, 150, 300, 500};
 #define NEF (sizeof(efs) / sizeof(efs[0]))
 #define K 10
+#define REPS 3
 
 static double now(clockid_t c) {
     struct timespec ts;
@@ -100,18 +101,25 @@ static int run(const char *dir, const char *qname) {
     for (size_t e = 0; e < NEF; e++) {
         /* One warm-up pass, then the timed one. */
         for (uint32_t i = 0; i < nq && i < 50; i++) hnsw_search(h, s, query + (size_t)i * dim, K, efs[e], NULL, NULL, 0, hits);
+        /* The best of REPS timed passes: the machine is shared, and the
+         * least disturbed pass is the closest to the real cost. */
         uint32_t found = 0;
-        double t0 = now(CLOCK_THREAD_CPUTIME_ID);
-        for (uint32_t i = 0; i < nq; i++) {
-            uint32_t k = hnsw_search(h, s, query + (size_t)i * dim, K, efs[e], NULL, NULL, 0, hits);
-            for (uint32_t a = 0; a < k; a++)
-                for (uint32_t b = 0; b < K; b++)
-                    if ((int32_t)row_of[hits[a].id] == gt[(size_t)i * K + b]) {
-                        found++;
-                        break;
-                    }
+        double t = 1e30;
+        for (int rep = 0; rep < REPS; rep++) {
+            found = 0;
+            double t0 = now(CLOCK_THREAD_CPUTIME_ID);
+            for (uint32_t i = 0; i < nq; i++) {
+                uint32_t k = hnsw_search(h, s, query + (size_t)i * dim, K, efs[e], NULL, NULL, 0, hits);
+                for (uint32_t a = 0; a < k; a++)
+                    for (uint32_t b = 0; b < K; b++)
+                        if ((int32_t)row_of[hits[a].id] == gt[(size_t)i * K + b]) {
+                            found++;
+                            break;
+                        }
+            }
+            double dt = now(CLOCK_THREAD_CPUTIME_ID) - t0;
+            if (dt < t) t = dt;
         }
-        double t = now(CLOCK_THREAD_CPUTIME_ID) - t0;
         printf("hotkv %s ef=%u recall=%.4f us_per_query=%.2f\n", qname, efs[e], (double)found / (nq * K), t / nq * 1e6);
     }
     hnsw_insert_release(&ins);

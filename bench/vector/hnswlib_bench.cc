@@ -48,20 +48,26 @@ int main(int argc, char **argv) {
     for (uint32_t ef : efs) {
         g->setEf(ef);
         for (uint32_t i = 0; i < nq && i < 50; i++) g->searchKnn(query + (size_t)i * dim, 10);
+        // The best of 3 timed passes, as engine_bench does.
         uint32_t found = 0;
-        double t0 = now(CLOCK_THREAD_CPUTIME_ID);
-        for (uint32_t i = 0; i < nq; i++) {
-            auto r = g->searchKnn(query + (size_t)i * dim, 10);
-            while (!r.empty()) {
-                for (int b = 0; b < 10; b++)
-                    if ((int32_t)r.top().second == gt[(size_t)i * 10 + b]) {
-                        found++;
-                        break;
-                    }
-                r.pop();
+        double t = 1e30;
+        for (int rep = 0; rep < 3; rep++) {
+            found = 0;
+            double t0 = now(CLOCK_THREAD_CPUTIME_ID);
+            for (uint32_t i = 0; i < nq; i++) {
+                auto r = g->searchKnn(query + (size_t)i * dim, 10);
+                while (!r.empty()) {
+                    for (int b = 0; b < 10; b++)
+                        if ((int32_t)r.top().second == gt[(size_t)i * 10 + b]) {
+                            found++;
+                            break;
+                        }
+                    r.pop();
+                }
             }
+            double dt = now(CLOCK_THREAD_CPUTIME_ID) - t0;
+            if (dt < t) t = dt;
         }
-        double t = now(CLOCK_THREAD_CPUTIME_ID) - t0;
         printf("hnswlib NOQUANT ef=%u recall=%.4f us_per_query=%.2f\n", ef, (double)found / (nq * 10.0), t / nq * 1e6);
     }
     delete g;

@@ -74,6 +74,9 @@ struct hnsw_searcher {
     uint16_t tag;
     struct hnsw_hit *cand, *res, *sel, *tmp;
     uint32_t ccap, rcap, selcap, tmpcap;
+    const char **batch; /* records of one expansion's unvisited neighbours */
+    uint32_t *batch_id;
+    uint32_t batchcap, batchidcap;
     uint32_t nc, nr;
     float *qf; /* the normalised query */
     void *qv;  /* the query as encoded */
@@ -367,6 +370,8 @@ void hnsw_searcher_free(struct hnsw_searcher *s) {
     hk_free(s->tmp);
     hk_free(s->qf);
     hk_free(s->qv);
+    hk_free(s->batch);
+    hk_free(s->batch_id);
     hk_free(s);
 }
 
@@ -530,11 +535,25 @@ static uint32_t descend(const struct hnsw *h, const void *qv, float qr, uint32_t
 }
 
 /* Beam search of one level from ep: leaves the ef nearest found in the
- * result heap. */
+ * result heap. Each expansion first gathers the unvisited neighbours and
+ * prefetches all their vectors, then computes the distances, so the
+ * memory loads overlap instead of arriving one at a time. */
 static void search_level(const struct hnsw *h, struct hnsw_searcher *s, const void *qv, float qr, uint32_t ep,
                          float epd, uint32_t ef, uint32_t level) {
     vis_begin(s, h->bound);
+    uint32_t mx = max_links(h, level);
+    if (s->batchcap < mx) {
+        s->batch = grow(s->batch, &s->batchcap, mx, sizeof(*s->batch));
+        s->batch_id = grow(s->batch_id, &s->batchidcap, mx, sizeof(*s->batch_id));
+    }
+    const char **batch = s->batch;
+    uint32_t *bid = s->batch_id;
     uint16_t *vis = s->vis, tag = s->tag;
+    /* Lines of each vector worth prefetching by hand (the hardware
+     * prefetcher streams the rest of a long one). */
+    uint32_t lines = (h->vbytes + 8 + 63) / 64;
+    if (lines > 4) lines = 4;
+    const uint32_t voff = h->vec_off - 8;
     s->nc = s->nr = 0;
     vis[ep] = tag;
     cand_push(s, ep, epd);
@@ -546,21 +565,21 @@ static void search_level(const struct hnsw *h, struct hnsw_searcher *s, const vo
         if (s->nc) __builtin_prefetch(rec(h, s->cand[0].id));
         uint32_t n;
         const uint32_t *lk = list_at(h, c.id, level, &n);
-        for (uint32_t j = 0; j < n; j++) __builtin_prefetch(&vis[lk[j]]);
-        if (n) __builtin_prefetch(rec(h, lk[0]) + h->vec_off - 8);
+        uint32_t m = 0;
         for (uint32_t j = 0; j < n; j++) {
             uint32_t nb = lk[j];
-            if (j + 1 < n) {
-                const char *nx = rec(h, lk[j + 1]);
-                __builtin_prefetch(nx + h->vec_off - 8);
-                __builtin_prefetch(nx + h->vec_off + 56);
-            }
             if (vis[nb] == tag) continue;
             vis[nb] = tag;
-            float d = dist_q(h, qv, qr, rec(h, nb));
+            const char *r = rec(h, nb);
+            for (uint32_t k = 0; k < lines; k++) __builtin_prefetch(r + voff + 64 * k);
+            batch[m] = r;
+            bid[m++] = nb;
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            float d = dist_q(h, qv, qr, batch[j]);
             if (s->nr < ef || d < s->res[0].dist) {
-                cand_push(s, nb, d);
-                res_push(s, nb, d);
+                cand_push(s, bid[j], d);
+                res_push(s, bid[j], d);
                 if (s->nr > ef) res_pop(s);
             }
         }
