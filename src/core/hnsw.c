@@ -1264,24 +1264,32 @@ struct hnsw_proj {
     float *m; /* out rows of in columns */
 };
 
-/* Gaussian entries (Box-Muller over a seeded splitmix64 stream) scaled by
- * 1/sqrt(in_dim), the distribution Redis's REDUCE draws its matrix from;
- * the stream is ours, so the matrix is the same on every machine. */
+/* Redis 8's REDUCE matrix: row i, column j of the Walsh-Hadamard pattern,
+ * +1 when i & j has an even number of bits and -1 otherwise, scaled by
+ * 1/sqrt(in_dim) (rounded to float as Redis does). Seed 0 gives exactly
+ * that matrix, so a reduced vector is bit for bit Redis's; another seed
+ * flips the sign of each input column from a splitmix64 stream, the same
+ * distribution (entries +-1/sqrt(in_dim)) in another orientation. */
 struct hnsw_proj *hnsw_proj_new(uint32_t in_dim, uint32_t out_dim, uint64_t seed) {
     if (in_dim == 0 || out_dim == 0 || out_dim >= in_dim) return NULL;
     if ((uint64_t)in_dim * out_dim > (1ULL << 31)) return NULL;
     struct hnsw_proj *p = hk_malloc(sizeof(*p));
     p->in = in_dim;
     p->out = out_dim;
-    size_t n = (size_t)in_dim * out_dim;
-    p->m = hk_malloc(n * sizeof(float));
-    uint64_t x = seed;
-    const double scale = 1.0 / sqrt((double)in_dim);
-    for (size_t i = 0; i < n; i++) {
-        double u1 = (double)((splitmix64(&x) >> 11) + 1) * (1.0 / 9007199254740992.0); /* (0, 1] */
-        double u2 = (double)(splitmix64(&x) >> 11) * (1.0 / 9007199254740992.0);       /* [0, 1) */
-        p->m[i] = (float)(sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2) * scale);
+    p->m = hk_malloc((size_t)in_dim * out_dim * sizeof(float));
+    const float scale = (float)(1.0 / sqrt((double)in_dim));
+    uint64_t x = seed, bits = 0;
+    float *sign = hk_malloc(in_dim * sizeof(float));
+    for (uint32_t j = 0; j < in_dim; j++) {
+        if (seed && j % 64 == 0) bits = splitmix64(&x);
+        sign[j] = seed && ((bits >> (j % 64)) & 1) ? -1.0f : 1.0f;
     }
+    for (uint32_t i = 0; i < out_dim; i++)
+        for (uint32_t j = 0; j < in_dim; j++) {
+            float v = (__builtin_popcount(i & j) & 1) ? -1.0f : 1.0f;
+            p->m[(size_t)i * in_dim + j] = v * sign[j] * scale;
+        }
+    hk_free(sign);
     return p;
 }
 
@@ -1291,9 +1299,34 @@ void hnsw_proj_free(struct hnsw_proj *p) {
     hk_free(p);
 }
 
+/* Each output is one row's sum taken in column order, as Redis sums it,
+ * so the result is the same to the bit; eight rows at a time keep the
+ * adds of different rows in flight together. */
 void hnsw_proj_apply(const struct hnsw_proj *p, const float *in, float *out) {
-    const struct vd_kernels *k = vd_kernels();
-    for (uint32_t i = 0; i < p->out; i++) out[i] = k->dot_f32(p->m + (size_t)i * p->in, in, p->in);
+    uint32_t i = 0, n = p->in;
+    for (; i + 8 <= p->out; i += 8) {
+        const float *r = p->m + (size_t)i * n;
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            float x = in[j];
+            s0 += r[j] * x;
+            s1 += r[n + j] * x;
+            s2 += r[2 * (size_t)n + j] * x;
+            s3 += r[3 * (size_t)n + j] * x;
+            s4 += r[4 * (size_t)n + j] * x;
+            s5 += r[5 * (size_t)n + j] * x;
+            s6 += r[6 * (size_t)n + j] * x;
+            s7 += r[7 * (size_t)n + j] * x;
+        }
+        out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+        out[i + 4] = s4, out[i + 5] = s5, out[i + 6] = s6, out[i + 7] = s7;
+    }
+    for (; i < p->out; i++) {
+        const float *r = p->m + (size_t)i * n;
+        float s0 = 0;
+        for (uint32_t j = 0; j < n; j++) s0 += r[j] * in[j];
+        out[i] = s0;
+    }
 }
 
 size_t hnsw_proj_memory(const struct hnsw_proj *p) { return hk_usable_size((void *)p) + hk_usable_size(p->m); }

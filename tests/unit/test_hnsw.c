@@ -629,19 +629,35 @@ static void test_projection(void) {
         CHECK(memcmp(oa, ob, sizeof(oa)) == 0);
         CHECK(memcmp(oa, oc, sizeof(oa)) != 0);
     }
-    /* Entries: N(0, 1/in_dim). Probe them through unit vectors. */
+    /* Entries: +-1/sqrt(in_dim). Probe them through unit vectors; seed 0
+     * is Redis's Walsh-Hadamard pattern exactly, other seeds flip column
+     * signs (mean near zero). */
+    struct hnsw_proj *z = hnsw_proj_new(300, 40, 0);
+    const float scale = (float)(1.0 / sqrt(300.0));
     for (int i = 0; i < 300; i++) {
         memset(in, 0, sizeof(in));
         in[i] = 1;
         hnsw_proj_apply(a, in, oa);
+        hnsw_proj_apply(z, in, oc);
         for (int j = 0; j < 40; j++) {
             s1 += oa[j];
             s2 += (double)oa[j] * oa[j];
+            CHECK(fabsf(oa[j]) == scale);
+            CHECK(oc[j] == ((__builtin_popcount((unsigned)(i & j)) & 1) ? -scale : scale));
         }
     }
     double mean = s1 / 12000, var = s2 / 12000 - mean * mean;
     CHECK(fabs(mean) < 0.003);
-    CHECK(fabs(var * 300 - 1) < 0.06);
+    CHECK(fabs(var * 300 - 1) < 0.01);
+    /* A row's sum in column order (what Redis computes). */
+    for (int i = 0; i < 300; i++) in[i] = rndf();
+    hnsw_proj_apply(z, in, oc);
+    for (int j = 0; j < 40; j++) {
+        float sum = 0;
+        for (int i = 0; i < 300; i++) sum += ((__builtin_popcount((unsigned)(i & j)) & 1) ? -scale : scale) * in[i];
+        CHECK(oc[j] == sum);
+    }
+    hnsw_proj_free(z);
     CHECK(hnsw_proj_memory(a) >= 300 * 40 * sizeof(float));
     hnsw_proj_free(a), hnsw_proj_free(b), hnsw_proj_free(c);
 }
