@@ -512,7 +512,8 @@ struct vexpr *vexpr_compile(const char *s, size_t len, char *err, size_t errsize
     }
     if (ok) {
         for (size_t i = 0; i < c.e->nconsts; i++)
-            if (c.e->consts[i].type == VT_TUPLE) c.e->consts[i].tup.ele = c.e->elems + c.tup_off[i];
+            if (c.e->consts[i].type == VT_TUPLE && c.e->consts[i].tup.len > 0)
+                c.e->consts[i].tup.ele = c.e->elems + c.tup_off[i];
     }
     hk_free(c.toks);
     hk_free(c.tup_off);
@@ -667,14 +668,46 @@ static int js_string(const char **pp, const char *end, struct vx_val *out, struc
     return 1;
 }
 
+/* The common forms "-123" and "-12.5" with at most 15 digits: the digits
+ * and the power of ten are exact doubles, so one IEEE multiplication or
+ * division gives the correctly rounded value, the one strtod gives.
+ * Returns 0 to leave anything else to strtod. */
+static int quick_decimal(const char *s, size_t n, double *out) {
+    size_t i = 0, digits = 0, frac = 0;
+    int neg = 0, dot = 0;
+    uint64_t m = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    if (i >= n || !is_digit((unsigned char)s[i])) return 0;
+    for (; i < n; i++) {
+        char ch = s[i];
+        if (is_digit((unsigned char)ch)) {
+            if (++digits > 15) return 0;
+            m = m * 10 + (uint64_t)(ch - '0');
+            if (dot) frac++;
+        } else if (ch == '.' && !dot) {
+            dot = 1;
+        } else {
+            return 0;
+        }
+    }
+    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    double v = (double)m / pow10[frac];
+    *out = neg ? -v : v;
+    return 1;
+}
+
 static int js_number(const char **pp, const char *end, struct vx_val *out) {
     char buf[256];
     size_t idx = 0;
     const char *p = *pp;
     while (p < end && idx < sizeof(buf) - 1 && js_num_char((unsigned char)*p)) buf[idx++] = *p++;
     buf[idx] = 0;
-    char *ep;
-    double v = strtod(buf, &ep);
+    double v;
+    char *ep = buf + idx;
+    if (!quick_decimal(buf, idx, &v)) v = strtod(buf, &ep);
     if (idx == 0 || *ep != 0) return 0;
     out->type = VT_NUM;
     out->num = v;
@@ -820,7 +853,7 @@ static int js_decode(const struct vexpr *e, const char *end, struct vexpr_scratc
     }
     /* s->elems has stopped moving: point the tuples at their elements. */
     for (size_t i = 0; i < e->nfields; i++)
-        if (s->slots[i].type == VT_TUPLE) s->slots[i].tup.ele = s->elems + s->slot_off[i];
+        if (s->slots[i].type == VT_TUPLE && s->slots[i].tup.len > 0) s->slots[i].tup.ele = s->elems + s->slot_off[i];
     return 1;
 }
 

@@ -12,6 +12,7 @@
 #include "core/vexpr.h"
 #include "test.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -680,6 +681,79 @@ static void test_random(void) {
     CHECK(compiled > 100);
 }
 
+/* JSON numbers take a quicker path than strtod for plain decimals; both
+ * must give the same double: compare against expression literals, which
+ * always go through strtod. */
+static void test_number_paths(void) {
+    char json[128], expr[128];
+    for (int i = 0; i < 20000; i++) {
+        int digits = 1 + (int)(rnd() % 17);
+        char num[40];
+        int w = 0;
+        if (rnd() % 2) num[w++] = '-';
+        int dot = (int)(rnd() % (unsigned)(digits + 1));
+        for (int d = 0; d < digits; d++) {
+            if (d == dot && d > 0) num[w++] = '.';
+            num[w++] = (char)('0' + rnd() % 10);
+        }
+        num[w] = 0;
+        int jl = snprintf(json, sizeof(json), "{\"a\": %s}", num);
+        int el = snprintf(expr, sizeof(expr), ".a == %s and .a - %s == 0", num, num);
+        if (run_len(json, (size_t)jl, expr, (size_t)el) != 1) {
+            fprintf(stderr, "number %s reads differently in JSON and in expressions\n", num);
+            test_cur_failed = 1;
+            break;
+        }
+    }
+    CHECK_EQ_LL(run("{\"a\": 0.1}", ".a * 3 == 0.30000000000000004"), 1);
+    CHECK_EQ_LL(run("{\"a\": 123456789012345678}", ".a == 123456789012345678"), 1);
+    CHECK_EQ_LL(run("{\"a\": -0}", "1 / .a < 0"), 1);
+    CHECK_EQ_LL(run("{\"a\": 1.}", ".a == 1"), 1);
+    CHECK_EQ_LL(run("{\"a\": 1..2}", ".a"), 0);
+    CHECK_EQ_LL(run("{\"a\": 1-2}", ".a"), 0);
+    CHECK_EQ_LL(run("{\"a\": [1-2]}", ".a"), 0);
+}
+
+/* One compiled expression shared by several threads, each with its own
+ * scratch (what the worker threads do during a graph search). */
+struct shared_run {
+    const struct vexpr *e;
+    long matches;
+};
+
+static void *shared_worker(void *arg) {
+    struct shared_run *r = arg;
+    struct vexpr_scratch *s = vexpr_scratch_new();
+    char json[128];
+    for (int i = 0; i < 20000; i++) {
+        int w = snprintf(json, sizeof(json), "{\"n\": %d, \"tag\": \"t\\\"%d\", \"l\": [%d, 7]}", i, i % 5, i % 3);
+        r->matches += vexpr_eval(r->e, json, (size_t)w, s);
+    }
+    vexpr_scratch_free(s);
+    return NULL;
+}
+
+static void test_shared_between_threads(void) {
+    const char *src = ".n % 2 == 0 and ('\\\"1' in .tag or 2 in .l)";
+    struct vexpr *e = vexpr_compile(src, strlen(src), NULL, 0);
+    CHECK(e != NULL);
+    if (!e) return;
+    long want = 0;
+    for (int i = 0; i < 20000; i++) want += i % 2 == 0 && (i % 5 == 1 || i % 3 == 2);
+    pthread_t th[4];
+    struct shared_run runs[4];
+    for (int t = 0; t < 4; t++) {
+        runs[t].e = e;
+        runs[t].matches = 0;
+        pthread_create(&th[t], NULL, shared_worker, &runs[t]);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ_LL(runs[t].matches, want);
+    }
+    vexpr_free(e);
+}
+
 int main(void) {
     scratch = vexpr_scratch_new();
     TEST_RUN(test_case_table);
@@ -695,6 +769,8 @@ int main(void) {
     TEST_RUN(test_reuse);
     TEST_RUN(test_memory);
     TEST_RUN(test_random);
+    TEST_RUN(test_number_paths);
+    TEST_RUN(test_shared_between_threads);
     vexpr_scratch_free(scratch);
     return TEST_REPORT();
 }
