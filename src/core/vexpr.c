@@ -142,7 +142,9 @@ struct vexpr_scratch {
     size_t elems_cap, elems_used;
 };
 
-struct vexpr_scratch *vexpr_scratch_new(void) { return hk_calloc(1, sizeof(struct vexpr_scratch)); }
+struct vexpr_scratch *vexpr_scratch_new(void) {
+    return hk_calloc(1, sizeof(struct vexpr_scratch));
+}
 
 void vexpr_scratch_free(struct vexpr_scratch *s) {
     if (!s) return;
@@ -242,9 +244,12 @@ static int lex_string(struct cstate *c, struct vx_val *out) {
         char ch = t[i];
         if (ch == '\\' && i + 1 < end) {
             ch = t[++i];
-            if (ch == 'n') ch = '\n';
-            else if (ch == 'r') ch = '\r';
-            else if (ch == 't') ch = '\t';
+            if (ch == 'n')
+                ch = '\n';
+            else if (ch == 'r')
+                ch = '\r';
+            else if (ch == 't')
+                ch = '\t';
         }
         dst[n++] = ch;
     }
@@ -352,8 +357,8 @@ static long tokenize(struct cstate *c) {
     const char *t = c->t;
     for (;;) {
         skip_spaces(c);
-        int minus_is_number = c->ntoks == 0 ||
-                              (c->toks[c->ntoks - 1].kind == TK_OP && c->toks[c->ntoks - 1].op != OP_CPAREN);
+        int minus_is_number =
+            c->ntoks == 0 || (c->toks[c->ntoks - 1].kind == TK_OP && c->toks[c->ntoks - 1].op != OP_CPAREN);
         int ch = (unsigned char)t[c->pos];
         int ok;
         if (ch == 0) return -1;
@@ -576,8 +581,10 @@ static int js_skip_bracketed(const char **pp, const char *end, char open, char c
             if (!js_skip_string(&p, end)) return 0;
             continue;
         }
-        if (*p == open) depth++;
-        else if (*p == close) depth--;
+        if (*p == open)
+            depth++;
+        else if (*p == close)
+            depth--;
         p++;
     }
     *pp = p;
@@ -655,9 +662,12 @@ static int js_string(const char **pp, const char *end, struct vx_val *out, struc
             char ch = *r;
             if (ch == '\\') {
                 ch = *++r;
-                if (ch == 'n') ch = '\n';
-                else if (ch == 'r') ch = '\r';
-                else if (ch == 't') ch = '\t';
+                if (ch == 'n')
+                    ch = '\n';
+                else if (ch == 'r')
+                    ch = '\r';
+                else if (ch == 't')
+                    ch = '\t';
             }
             dst[w++] = ch;
         }
@@ -693,7 +703,8 @@ static int quick_decimal(const char *s, size_t n, double *out) {
             return 0;
         }
     }
-    static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     double v = (double)m / pow10[frac];
     *out = neg ? -v : v;
     return 1;

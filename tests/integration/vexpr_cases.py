@@ -308,4 +308,8 @@ ERRORS = [
     ('1' * 300, P + '1' * 45),
     ('1 +\x00 2', P + '1 +'),
     ('"abc\x00"', P),
+    # operator words are lower case only
+    ('.a == 1 AND .b == 2', P + ' .b == 2'),
+    ('NOT .a', P + ' .a'),
+    ('.a == NULL', P + '.a == NULL'),
 ]
