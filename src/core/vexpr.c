@@ -125,7 +125,11 @@ struct vexpr {
     size_t nfields;
     char *strbuf;    /* unescaped string constants and field names */
     size_t maxdepth; /* deepest evaluation stack */
+    int never;       /* holds an empty selector: nothing matches */
 };
+
+/* The slot of the empty selector (a dot at the very end). */
+#define NO_SLOT UINT32_MAX
 
 /* ------------------------------------------------------------ the scratch */
 
@@ -371,10 +375,17 @@ static long tokenize(struct cstate *c) {
             struct vx_val v;
             ok = lex_string(c, &v);
             if (ok) push_tok(c, TK_STR, 0, add_const(c, v));
-        } else if (ch == '.' && is_sel_char((unsigned char)t[c->pos + 1])) {
+        } else if (ch == '.' && (is_sel_char((unsigned char)t[c->pos + 1]) || t[c->pos + 1] == 0)) {
+            /* A dot ending the text is a selector with an empty name, as in
+             * Redis; it compiles and makes every evaluation fail. */
             size_t start = ++c->pos;
             while (is_sel_char((unsigned char)t[c->pos])) c->pos++;
-            push_tok(c, TK_SEL, 0, field_slot(c, t + start, c->pos - start));
+            if (c->pos == start) {
+                c->e->never = 1;
+                push_tok(c, TK_SEL, 0, NO_SLOT);
+            } else {
+                push_tok(c, TK_SEL, 0, field_slot(c, t + start, c->pos - start));
+            }
             ok = 1;
         } else if (ch == '[') {
             ok = lex_tuple(c);
@@ -937,7 +948,7 @@ static double apply(int op, const struct vx_val *a, const struct vx_val *b) {
 }
 
 int vexpr_eval(const struct vexpr *e, const char *json, size_t len, struct vexpr_scratch *s) {
-    if (!json || len == 0) return 0;
+    if (!json || len == 0 || e->never) return 0;
     s->stack = grow(s->stack, &s->stack_cap, e->maxdepth, sizeof(struct vx_val));
     if (e->nfields) {
         if (s->slots_cap < e->nfields) {

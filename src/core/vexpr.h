@@ -10,6 +10,8 @@
  *              stands for itself), null, and tuples [1, "a", -2.5] of
  *              numbers and strings for "in". There are no true/false
  *              literals: JSON true and false read as the numbers 1 and 0.
+ *              A dot that ends the expression is a selector with an empty
+ *              name: it compiles, and then nothing matches (as in Redis).
  *   operators  by precedence, highest first:
  *                ( )
  *                ! not                  (unary)
@@ -47,6 +49,12 @@
  * command replies "-" followed by that text, unchanged. An expression that
  * nests operators or parentheses deeper than VEXPR_MAX_NESTING is refused
  * with the same text.
+ *
+ * Two behaviours follow Redis's later fixes rather than the 8.0.0 code, as
+ * its tests filter_string_escape.py and filter_double_not.py require:
+ * escapes in expression strings are decoded (8.0.0 compared the raw text),
+ * and consecutive prefix operators ("!!x", "not not x") compile (8.0.0
+ * refused them). The nesting limit is HotKV's own; Redis has none.
  *
  * This file knows nothing of the server: no keys, no replies, no locks. */
 #ifndef HK_VEXPR_H

@@ -246,6 +246,12 @@ CASES = [
     ('{"x": 3}', '.x * .x == 9', True),
     # the expression ends at its first NUL byte
     (ONE, '.a == 1\x00 garbage', True),
+    # a dot ending the expression is a selector with an empty name: it
+    # compiles, and no element ever matches
+    (ONE, '.', False),
+    (ONE, '1 or .', False),
+    ('{"": 1}', '.', False),
+    (ONE, '.a == 1 and .\x00', False),
 ]
 
 P = 'ERR syntax error in FILTER expression near: '
@@ -293,7 +299,7 @@ ERRORS = [
     ('.a in [[1]]', P + '[1]]'),
     ('.a in [-]', P + ']'),
     ('. a', P + '. a'),
-    ('.a == 1 .', P + '.'),
+    ('.a == 1 .', P + '.a == 1 .'),
     (".a == 'x' @", P + '@'),
     ('[', P + '['),
     (']', P + ']'),

@@ -251,6 +251,10 @@ static const struct mcase mcases[] = {
     {"{\"x\": 1, \"y\": 2}", 16, ".x + .y == 3 and .x < .y", 24, 1},
     {"{\"x\": 3}", 8, ".x * .x == 9", 12, 1},
     {J1, sizeof(J1) - 1, ".a == 1\x00 garbage", 16, 1},
+    {J1, sizeof(J1) - 1, ".", 1, 0},
+    {J1, sizeof(J1) - 1, "1 or .", 6, 0},
+    {"{\"\": 1}", 7, ".", 1, 0},
+    {J1, sizeof(J1) - 1, ".a == 1 and .\x00", 14, 0},
 };
 static const struct ecase ecases[] = {
     {"", 0, "ERR syntax error in FILTER expression near: "},
@@ -295,7 +299,7 @@ static const struct ecase ecases[] = {
     {".a in [[1]]", 11, "ERR syntax error in FILTER expression near: [1]]"},
     {".a in [-]", 9, "ERR syntax error in FILTER expression near: ]"},
     {". a", 3, "ERR syntax error in FILTER expression near: . a"},
-    {".a == 1 .", 9, "ERR syntax error in FILTER expression near: ."},
+    {".a == 1 .", 9, "ERR syntax error in FILTER expression near: .a == 1 ."},
     {".a == 'x' @", 11, "ERR syntax error in FILTER expression near: @"},
     {"[", 1, "ERR syntax error in FILTER expression near: ["},
     {"]", 1, "ERR syntax error in FILTER expression near: ]"},
