@@ -126,7 +126,47 @@ struct vexpr {
     char *strbuf;    /* unescaped string constants and field names */
     size_t maxdepth; /* deepest evaluation stack */
     int never;       /* holds an empty selector: nothing matches */
+    uint32_t *fhash; /* open addressing over fields: index + 1, 0 empty */
+    size_t fhash_mask;
 };
+
+/* Fields are looked up by hash past this many, linearly below. */
+#define FIELDS_LINEAR 8
+
+static uint64_t name_hash(const char *s, size_t len) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of a field name, or -1. */
+static long field_find(const struct vexpr *e, const char *name, size_t len) {
+    if (e->nfields <= FIELDS_LINEAR || !e->fhash) {
+        for (size_t i = 0; i < e->nfields; i++)
+            if (e->fields[i].len == len && memcmp(e->fields[i].name, name, len) == 0) return (long)i;
+        return -1;
+    }
+    for (size_t h = (size_t)name_hash(name, len) & e->fhash_mask;; h = (h + 1) & e->fhash_mask) {
+        uint32_t v = e->fhash[h];
+        if (v == 0) return -1;
+        const struct vx_field *f = &e->fields[v - 1];
+        if (f->len == len && memcmp(f->name, name, len) == 0) return (long)(v - 1);
+    }
+}
+
+/* Rebuild the field hash for the current fields (table at most half full). */
+static void field_rehash(struct vexpr *e) {
+    size_t cap = 16;
+    while (cap < e->nfields * 2) cap *= 2;
+    hk_free(e->fhash);
+    e->fhash = hk_calloc(cap, sizeof(uint32_t));
+    e->fhash_mask = cap - 1;
+    for (size_t i = 0; i < e->nfields; i++) {
+        size_t h = (size_t)name_hash(e->fields[i].name, e->fields[i].len) & e->fhash_mask;
+        while (e->fhash[h]) h = (h + 1) & e->fhash_mask;
+        e->fhash[h] = (uint32_t)(i + 1);
+    }
+}
 
 /* The slot of the empty selector (a dot at the very end). */
 #define NO_SLOT UINT32_MAX
@@ -314,15 +354,23 @@ static int lex_tuple(struct cstate *c) {
 
 static size_t field_slot(struct cstate *c, const char *name, size_t len) {
     struct vexpr *e = c->e;
-    for (size_t i = 0; i < e->nfields; i++)
-        if (e->fields[i].len == len && memcmp(e->fields[i].name, name, len) == 0) return i;
+    long found = field_find(e, name, len);
+    if (found >= 0) return (size_t)found;
     char *dst = e->strbuf + c->strused;
     memcpy(dst, name, len);
     c->strused += len;
     e->fields = grow(e->fields, &c->fields_cap, e->nfields + 1, sizeof(struct vx_field));
     e->fields[e->nfields].name = dst;
     e->fields[e->nfields].len = len;
-    return e->nfields++;
+    e->nfields++;
+    if (e->nfields > FIELDS_LINEAR && (!e->fhash || e->nfields * 2 > e->fhash_mask + 1)) {
+        field_rehash(e);
+    } else if (e->fhash) {
+        size_t h = (size_t)name_hash(dst, len) & e->fhash_mask;
+        while (e->fhash[h]) h = (h + 1) & e->fhash_mask;
+        e->fhash[h] = (uint32_t)e->nfields;
+    }
+    return e->nfields - 1;
 }
 
 /* An operator, by the longest name that prefixes the run of letters and
@@ -502,6 +550,7 @@ void vexpr_free(struct vexpr *e) {
     hk_free(e->elems);
     hk_free(e->fields);
     hk_free(e->strbuf);
+    hk_free(e->fhash);
     hk_free(e);
 }
 
@@ -549,6 +598,7 @@ size_t vexpr_memory(const struct vexpr *e) {
     if (e->consts) m += hk_usable_size(e->consts);
     if (e->elems) m += hk_usable_size(e->elems);
     if (e->fields) m += hk_usable_size(e->fields);
+    if (e->fhash) m += hk_usable_size(e->fhash);
     return m;
 }
 
@@ -842,12 +892,10 @@ static int js_locate(const struct vexpr *e, const char *json, const char *end, s
         if (p >= end || *p != ':') return 0;
         p = js_ws(p + 1, end);
         if (p >= end) return 0;
-        for (size_t i = 0; i < nf; i++) {
-            if (!s->slot_pos[i] && e->fields[i].len == klen && memcmp(e->fields[i].name, key, klen) == 0) {
-                s->slot_pos[i] = p;
-                if (++found == nf) return 1;
-                break;
-            }
+        long i = field_find(e, key, klen);
+        if (i >= 0 && !s->slot_pos[i]) {
+            s->slot_pos[i] = p;
+            if (++found == nf) return 1;
         }
         if (!js_skip_value(&p, end)) return 0;
         p = js_ws(p, end);

@@ -570,6 +570,32 @@ static void test_nesting(void) {
     free(j);
 }
 
+/* Many distinct fields: found by hash, each at its first occurrence. */
+static void test_many_fields(void) {
+    size_t nf = 3000;
+    char *ex = malloc(nf * 32), *js = malloc(nf * 32 + 64);
+    size_t w = 0, jw = 0;
+    for (size_t i = 0; i < nf; i++) w += (size_t)sprintf(ex + w, "%s.f%zu == %zu", i ? " and " : "", i, i);
+    w += (size_t)sprintf(ex + w, " and .f7 == 7");
+    js[jw++] = '{';
+    for (size_t i = nf; i-- > 0;) jw += (size_t)sprintf(js + jw, "\"f%zu\": %zu, ", i, i);
+    jw += (size_t)sprintf(js + jw, "\"f7\": 8}");
+    struct vexpr *e = vexpr_compile(ex, w, NULL, 0);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_EQ_LL(vexpr_eval(e, js, jw, scratch), 1);
+        /* Drop one field: the element no longer matches. */
+        char *miss = strstr(js, "\"f1234\"");
+        miss[1] = 'g';
+        CHECK_EQ_LL(vexpr_eval(e, js, jw, scratch), 0);
+        miss[1] = 'f';
+        CHECK_EQ_LL(vexpr_eval(e, js, jw, scratch), 1);
+        vexpr_free(e);
+    }
+    free(ex);
+    free(js);
+}
+
 /* The error buffer: cut to its size, always terminated, optional. */
 static void test_error_buffer(void) {
     char small[10];
@@ -781,6 +807,7 @@ int main(void) {
     TEST_RUN(test_nul_bytes);
     TEST_RUN(test_no_attributes);
     TEST_RUN(test_nesting);
+    TEST_RUN(test_many_fields);
     TEST_RUN(test_error_buffer);
     TEST_RUN(test_reuse);
     TEST_RUN(test_memory);
