@@ -131,6 +131,22 @@ static struct vset *lookup_vset(struct cmd_ctx *c, struct keyref *k, int write, 
     return e ? vset_of(e) : NULL;
 }
 
+/* argv[1]'s set and its element argv[2], for the commands that answer
+ * the same thing for a missing key and a missing element: NULL after
+ * that answer (nil, or false for the writers) or after WRONGTYPE. */
+static struct velem *lookup_elem(struct cmd_ctx *c, int write, struct keyref *k, struct vset **vsp) {
+    int bad;
+    struct vset *vs = lookup_vset(c, k, write, &bad);
+    if (bad) return NULL;
+    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
+    if (!el) {
+        if (write) reply_bool(c, 0);
+        else reply_null(c);
+    }
+    *vsp = vs;
+    return el;
+}
+
 /* Wait for a new element's insert to commit (rare: only a command that
  * names an element whose VADD is still in flight). Shard lock held. */
 static void el_settle(struct vset *vs, struct velem *el) {
@@ -310,14 +326,9 @@ static void vrem_finish(void *arg) {
 /* VREM key element: the key goes when its last element does. */
 void cmd_vrem(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 1, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_bool(c, 0);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 1, &k, &vs);
+    if (!el) return;
     db_written(&k, KEV_VSET);
     vset_remove_name(vs, el);
     struct vwrite_job *j = hk_malloc(sizeof(*j));
@@ -338,14 +349,9 @@ static void vsetattr_finish(void *arg) {
 /* VSETATTR key element json: "" removes the attributes. */
 void cmd_vsetattr(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 1, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_bool(c, 0);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 1, &k, &vs);
+    if (!el) return;
     db_written(&k, KEV_VSET);
     struct vwrite_job *j = hk_malloc(sizeof(*j));
     *j = (struct vwrite_job){c, vs, el, vset_ticket(vs), NULL, 0};
@@ -630,14 +636,9 @@ void cmd_vemb(struct cmd_ctx *c) {
         raw = 1;
     }
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     el_settle(vs, el);
     pthread_rwlock_rdlock(&vs->rw);
     if (raw) {
@@ -661,14 +662,9 @@ void cmd_vemb(struct cmd_ctx *c) {
 
 void cmd_vgetattr(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     pthread_rwlock_rdlock(&vs->rw);
     if (el->attr) reply_bulk(c, el->attr, el->alen);
     else reply_null(c);
@@ -690,14 +686,9 @@ void cmd_vlinks(struct cmd_ctx *c) {
         withscores = 1;
     }
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     el_settle(vs, el);
     pthread_rwlock_rdlock(&vs->rw);
     uint32_t level = hnsw_level(vs->g, el->id);
