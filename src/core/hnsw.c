@@ -1117,14 +1117,19 @@ void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t
     plan_build(h, s, id, p);
 }
 
+void hnsw_delete_release(struct hnsw_delete *del) {
+    struct del_plan *p = del->priv;
+    if (p) hk_free(p->words);
+    hk_free(p);
+    del->priv = NULL;
+}
+
 void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
     struct del_plan *p = del->priv;
     uint32_t d = del->id;
     if (!hnsw_live(h, d)) {
         /* Not a node (a caller error): nothing to unlink. */
-        if (p) hk_free(p->words);
-        hk_free(p);
-        del->priv = NULL;
+        hnsw_delete_release(del);
         return;
     }
     if (!p || p->wseq != h->wseq) {

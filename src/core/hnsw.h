@@ -144,6 +144,9 @@ void hnsw_insert_prepare(const struct hnsw *h, struct hnsw_searcher *s, const fl
 /* Prepare deleting live node id: computes the repaired neighbour lists.
  * Read-only; no other write may run between it and its commit. */
 void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t id, struct hnsw_delete *del);
+/* Drop a prepared delete that will not be committed (frees its plan). A
+ * zero-initialised or committed struct hnsw_delete needs no release. */
+void hnsw_delete_release(struct hnsw_delete *del);
 
 /* ---- write functions ---------------------------------------------------- */
 

@@ -485,6 +485,13 @@ static void test_prepare_commit_races(void) {
     hnsw_delete_commit(h, &del);
     CHECK(!hnsw_live(h, victim) || hnsw_entry(h) != victim);
     CHECK(graph_sound(h));
+    /* A prepared delete dropped: the graph is untouched, nothing leaks. */
+    uint32_t count = hnsw_count(h);
+    hnsw_delete_prepare(h, s, hnsw_entry(h), &del);
+    hnsw_delete_release(&del);
+    hnsw_delete_release(&del);
+    CHECK_EQ_LL(hnsw_count(h), count);
+    CHECK(graph_sound(h));
     hnsw_insert_release(&a);
     hnsw_insert_release(&b);
     hnsw_free(h);
