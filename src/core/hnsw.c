@@ -531,7 +531,7 @@ static uint32_t res_drain(struct hnsw_searcher *s, struct hnsw_hit *out, uint32_
         sift_down(s->res, 0, end);
     }
     if (n > max) n = max;
-    memcpy(out, s->res, (size_t)n * sizeof(struct hnsw_hit));
+    if (n) memcpy(out, s->res, (size_t)n * sizeof(struct hnsw_hit));
     s->nr = 0;
     return n;
 }
@@ -709,7 +709,7 @@ uint32_t hnsw_search_exact(const struct hnsw *h, struct hnsw_searcher *s, const 
 static uint32_t select_heuristic(const struct hnsw *h, const struct hnsw_hit *c, uint32_t n, uint32_t m,
                                  struct hnsw_hit *out) {
     if (n <= m) {
-        memcpy(out, c, (size_t)n * sizeof(*c));
+        if (n) memcpy(out, c, (size_t)n * sizeof(*c));
         return n;
     }
     uint32_t kept = 0;
