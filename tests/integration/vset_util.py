@@ -65,3 +65,19 @@ def pairs(flat, width=2):
 
 def recall(found, truth):
     return len(set(found) & set(truth)) / len(truth)
+
+
+def check_exact(result, data, nm, q, k, tol):
+    """result: [(name, score)] claimed to be the exact top k."""
+    assert len(result) == k
+    sims = normalise(data) @ normalise(q)
+    exact = {n: (1 + s) / 2 for n, s in zip(nm, sims)}
+    got = [s for _, s in result]
+    assert all(a >= b - 1e-7 for a, b in zip(got, got[1:])), got
+    for n, s in result:
+        assert abs(s - exact[n]) <= tol, (n, s, exact[n])
+    returned = {n for n, _ in result}
+    worst = min(got)
+    for n, s in exact.items():
+        if n not in returned:
+            assert s <= worst + tol, (n, s, worst)
