@@ -349,6 +349,37 @@ def test_vsim_repeated_options_last_wins(conn):
     assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "WITHSCORES", "WITHSCORES", "COUNT", "1") == [b"a", b"1"]
 
 
+def test_vsim_huge_counts_are_capped(conn):
+    """COUNT, EF and FILTER-EF far above the set size neither fail nor
+    allocate for the asked size: the search is bounded by the set."""
+    basic(conn)
+    want = [b"a", b"b", b"c", b"d"]
+    big = "9223372036854775807"
+    assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "COUNT", big) == want
+    assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "COUNT", big, "TRUTH") == want
+    assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "COUNT", big, "EF", "1000000", "FILTER-EF", big,
+                    "FILTER", ".x > 0") == [b"a", b"c"]
+    assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "EPSILON", "1e308") == want
+    assert conn.cmd("VSIM", "v", *values([1, 0, 0]), "COUNT", "9223372036854775808") == Error("ERR invalid COUNT")
+    assert conn.cmd("PING") == "PONG"
+
+
+def test_resp3_integer_and_bulk_forms(conn, conn3):
+    basic(conn)
+    assert conn3.cmd_raw("VCARD", "v") == b":4\r\n"
+    assert conn3.cmd_raw("VDIM", "v") == b":3\r\n"
+    assert conn3.cmd_raw("VGETATTR", "v", "a") == b'$7\r\n{"x":1}\r\n'
+    assert conn3.cmd_raw("VSETATTR", "v", "b", "{}") == b"#t\r\n"
+    assert conn3.cmd_raw("VSETATTR", "v", "zz", "{}") == b"#f\r\n"
+    assert conn3.cmd_raw("VREM", "v", "b") == b"#t\r\n"
+    assert conn3.cmd_raw("VRANDMEMBER", "v", "0") == b"*0\r\n"
+    reply = conn3.cmd("VRANDMEMBER", "v", "-3")
+    assert type(reply) is list and len(reply) == 3
+    assert conn3.cmd_raw("VDIM", "nokey") == b"-ERR key does not exist\r\n"
+    assert conn.cmd_raw("VDIM", "nokey") == b"-ERR key does not exist\r\n"
+    assert conn3.cmd_raw("VSIM", "v", "ELE", "nosuch") == b"-ERR element not found in set\r\n"
+
+
 def test_vsim_missing_key_is_empty(conn, conn3):
     assert conn.cmd_raw("VSIM", "nokey", *values([1, 0])) == b"*0\r\n"
     assert conn3.cmd_raw("VSIM", "nokey", *values([1, 0]), "WITHSCORES") == b"*0\r\n"
