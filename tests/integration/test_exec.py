@@ -639,3 +639,12 @@ def test_paused_clients_count_as_blocked(server, r):
     finally:
         r.execute_command("CLIENT", "UNPAUSE")
         c.close()
+
+
+def test_one_worker_journals(new_server):
+    """A server with one worker thread has one journal stream; its cache-
+    line alignment holds (the sanitizer build checks it) and it records."""
+    r = debug_server(new_server, 1).client()
+    r.execute_command("DEBUG", "JOURNAL", "START")
+    r.set("a", 1)
+    assert journal_cmds(r) == [[b"SET", b"a", b"1"]]
