@@ -56,7 +56,7 @@ SERVER_SRC := $(filter-out src/store/kv.c,$(wildcard src/server/*.c) $(wildcard 
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
-CORE_TESTS := geohash htable intset listpack lzf reply resp skiplist util
+CORE_TESTS := geohash hnsw htable intset listpack lzf reply resp skiplist util vexpr
 TYPES_TESTS := hashval listval quicklist setval strval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\

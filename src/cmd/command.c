@@ -27,6 +27,7 @@ static const struct named_bit flag_names[] = {
     {CMD_WRITE, "write"},
     {CMD_READONLY, "readonly"},
     {CMD_DENYOOM, "denyoom"},
+    {CMD_MODULE, "module"},
     {CMD_ADMIN, "admin"},
     {CMD_PUBSUB, "pubsub"},
     {CMD_NOSCRIPT, "noscript"},
@@ -54,6 +55,7 @@ static const struct named_bit acl_names[] = {
     {ACL_PUBSUB, "pubsub"},       {ACL_ADMIN, "admin"},     {ACL_FAST, "fast"},
     {ACL_SLOW, "slow"},           {ACL_BLOCKING, "blocking"}, {ACL_DANGEROUS, "dangerous"},
     {ACL_CONNECTION, "connection"}, {ACL_TRANSACTION, "transaction"}, {ACL_SCRIPTING, "scripting"},
+    {ACL_VECTORSET, "vectorset"},
 };
 
 static const struct named_bit keyflag_names[] = {
@@ -267,7 +269,7 @@ static void reply_command_docs(struct cmd_ctx *c, const struct command *cmd) {
     const struct cmddoc *d = cmd->doc;
     int n = 1 + (cmd->summary != NULL) + (cmd->since != NULL) + (cmd->complexity != NULL) + (d->flags != 0) +
             (d->deprecated_since != NULL) + (d->replaced_by != NULL) + (d->nhistory > 0) + (d->nargs > 0) +
-            (cmd->nsubs > 0);
+            (cmd->nsubs > 0) + ((cmd->flags & CMD_MODULE) != 0);
     reply_map(c, n);
     if (cmd->summary) {
         reply_bulk_cstr(c, "summary");
@@ -279,6 +281,11 @@ static void reply_command_docs(struct cmd_ctx *c, const struct command *cmd) {
     }
     reply_bulk_cstr(c, "group");
     reply_bulk_cstr(c, cmd->group ? cmd->group : "generic");
+    if (cmd->flags & CMD_MODULE) {
+        /* Redis names the module that serves it. */
+        reply_bulk_cstr(c, "module");
+        reply_bulk_cstr(c, "vectorset");
+    }
     if (cmd->complexity) {
         reply_bulk_cstr(c, "complexity");
         reply_bulk_cstr(c, cmd->complexity);

@@ -118,9 +118,12 @@ void hnsw_searcher_free(struct hnsw_searcher *s);
 typedef int (*hnsw_filter_fn)(void *arg, uint32_t id, void *value);
 
 /* The k nearest nodes to q (dim floats, any norm) found with a beam of
- * max(ef, k), ascending distance, into out (room for k). With a filter,
- * only accepted nodes are results, and the walk stops once it has tested
- * `max_tests` candidates (0: no bound). Returns the number of hits. */
+ * max(ef, k), ascending distance (ties by id), into out (room for k). With
+ * a filter, only accepted nodes are results; the filter is asked only about
+ * nodes near enough to enter the results, and the walk stops, as Redis's
+ * FILTER-EF does, once `max_tests` candidates (the entry point counting as
+ * one) have been taken from the queue (0: no bound). Returns the number of
+ * hits. */
 uint32_t hnsw_search(const struct hnsw *h, struct hnsw_searcher *s, const float *q, uint32_t k, uint32_t ef,
                      hnsw_filter_fn filter, void *farg, uint32_t max_tests, struct hnsw_hit *out);
 /* The exact k nearest by a scan of every node (VSIM TRUTH), same filter
@@ -161,6 +164,8 @@ void hnsw_save(const struct hnsw *h, struct hk_buf *out);
 struct hnsw *hnsw_load(const void *p, size_t len, char *err, size_t errsize);
 
 /* ---- random projection (REDUCE) ----------------------------------------- */
+/* Seed 0 is Redis 8's matrix (a truncated Walsh-Hadamard pattern scaled by
+ * 1/sqrt(in_dim)); other seeds flip column signs deterministically. */
 
 struct hnsw_proj;
 /* A fixed random projection from in_dim to out_dim dimensions (out_dim <

@@ -146,6 +146,9 @@ void commands_init(void) {
         c->id = id;
         by_id[id++] = c;
         snprintf(c->fullname, sizeof(c->fullname), "%s", c->name);
+        /* Redis keeps a module command's declared name: "VADD". */
+        if (c->flags & CMD_MODULE)
+            for (char *p = c->fullname; *p; p++) *p = (char)toupper((unsigned char)*p);
         c->acl = derive_acl(c); /* containers too: CONFIG is @slow, as in Redis */
         c->key_kind = key_kind(c);
         unsigned s = name_slot(c->name, strlen(c->name));

@@ -38,6 +38,9 @@ struct worker;
 #define CMD_WRITE (1ULL << 0)
 #define CMD_READONLY (1ULL << 1)
 #define CMD_DENYOOM (1ULL << 2)
+/* Served by a Redis module in Redis (vector sets): the upper-case name and
+ * the "module" flag COMMAND shows. */
+#define CMD_MODULE (1ULL << 3)
 #define CMD_ADMIN (1ULL << 4)
 #define CMD_PUBSUB (1ULL << 5)
 #define CMD_NOSCRIPT (1ULL << 6)
@@ -124,6 +127,7 @@ struct worker;
 #define ACL_CONNECTION (1ULL << 18)
 #define ACL_TRANSACTION (1ULL << 19)
 #define ACL_SCRIPTING (1ULL << 20)
+#define ACL_VECTORSET (1ULL << 21)
 
 /* One key spec (Redis's begin_search / find_keys pair): where the search
  * for keys starts (an argv index, or the argument after a keyword looked

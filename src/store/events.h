@@ -74,6 +74,8 @@
     X(KEV_SINTERSTORE, "sinterstore", KEVC_SET, 1)                                                               \
     X(KEV_SUNIONSTORE, "sunionstore", KEVC_SET, 1)                                                               \
     X(KEV_SDIFFSTORE, "sdiffstore", KEVC_SET, 1)                                                                 \
+    /* Vector sets: Redis's module raises no keyspace event. */                                              \
+    X(KEV_VSET, NULL, KEVC_NONE, 1)                                                                              \
     X(KEV_ZADD, "zadd", KEVC_ZSET, 1)                                                                            \
     X(KEV_ZINCR, "zincr", KEVC_ZSET, 1)                                                                          \
     X(KEV_ZREM, "zrem", KEVC_ZSET, 1)                                                                            \

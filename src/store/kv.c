@@ -7,6 +7,7 @@
 #include "../types/hash.h"
 #include "../types/list.h"
 #include "../types/set.h"
+#include "../types/vset.h"
 #include "../types/types.h"
 #include "../types/zset.h"
 
@@ -184,6 +185,7 @@ size_t kv_free_effort(const struct kv *e) {
         size_t n = kv_enc(e) == ENC_HT || kv_enc(e) == ENC_HT_EX ? (size_t)hashv_len(e) : 1;
         return n + (size_t)hashv_ttl_count(e);
     }
+    case OBJ_VSET: return (size_t)vset_card(vset_of(e)) + 1;
     default: return 1;
     }
 }

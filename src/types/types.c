@@ -5,7 +5,7 @@
 
 const struct type_ops *const type_table[OBJ_TYPE_MAX] = {
     [OBJ_STRING] = &string_type_ops, [OBJ_LIST] = &list_type_ops, [OBJ_SET] = &set_type_ops,
-    [OBJ_ZSET] = &zset_type_ops,     [OBJ_HASH] = &hash_type_ops,
+    [OBJ_ZSET] = &zset_type_ops,     [OBJ_HASH] = &hash_type_ops, [OBJ_VSET] = &vset_type_ops,
 };
 
 /* Redis's defaults; the configuration table sets them at start-up. */

@@ -67,7 +67,8 @@ static inline int pre_change_pending(const struct pre_change *pc) { return pc &&
 /* Indexed by OBJ_* (store/kv.h); NULL for types HotKV does not have. */
 extern const struct type_ops *const type_table[OBJ_TYPE_MAX];
 
-extern const struct type_ops string_type_ops, list_type_ops, set_type_ops, zset_type_ops, hash_type_ops;
+extern const struct type_ops string_type_ops, list_type_ops, set_type_ops, zset_type_ops, hash_type_ops,
+    vset_type_ops;
 
 /* Encoding thresholds, as Redis names them. The configuration table
  * (CONFIG GET/SET) points at these atomics; the types read them. */

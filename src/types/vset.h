@@ -1,0 +1,154 @@
+/* vset.h - the vector set value: named elements, each a vector in an HNSW
+ * graph (core/hnsw.h) with optional JSON attributes.
+ *
+ * Two locks guard a set, so that a search never holds the key's shard and
+ * an insert never stalls searches for its whole length:
+ *
+ *   - the key's shard lock (like every value) guards the name table: which
+ *     elements exist, so VCARD, VISMEMBER, VREM's answer and the key's
+ *     deletion when it empties are decided under it, in keyspace order;
+ *   - the set's reader-writer lock `rw` guards the graph and everything
+ *     the search reads (each element's node id and attributes, nattr).
+ *     Searches and reads hold it shared; a writer holds it exclusive only
+ *     to link or unlink its prepared change, never for its search.
+ *
+ * Writers are ordered by tickets. A command that changes the graph takes
+ * a ticket under the shard lock (vset_ticket), so tickets follow keyspace
+ * order (and the journal's), then does its expensive part after the shard
+ * is released: an insert prepares its neighbour candidates with `rw`
+ * shared (several inserts prepare in parallel), waits for its turn
+ * (vset_turn_wait), links itself in with `rw` exclusive, and passes the
+ * turn on (vset_turn_done). Until its insert commits, a new element is in
+ * the name table with id HNSW_NONE; a reader that needs its vector waits
+ * for the writers in flight (vset_quiesce), which takes no shard lock, so
+ * it cannot deadlock.
+ *
+ * The set is reference counted: the key holds one reference, and every
+ * command still working on it after the shard is released holds another,
+ * so a DEL, FLUSHALL or overwrite in the meantime frees it only when the
+ * last one is done. Lock order: shard lock, then rw; the ticket mutex is
+ * a leaf. */
+#ifndef HK_VSET_H
+#define HK_VSET_H
+
+#include "../core/hnsw.h"
+#include "../core/htable.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kv;
+struct hk_buf;
+
+/* The limits Redis's VADD enforces. */
+#define VSET_MAX_DIM 65536u
+#define VSET_MAX_EF 1000000u
+
+struct velem {
+    struct hnode node;
+    uint32_t id;   /* graph node (rw); HNSW_NONE until its insert commits */
+    uint32_t nlen;
+    char *attr;    /* JSON attributes or NULL (rw) */
+    uint32_t alen;
+    char name[];
+};
+
+struct vset {
+    _Atomic uint32_t refs;
+    /* Fixed at creation. */
+    uint32_t in_dim;  /* dimension of the vectors given to VADD / VSIM */
+    uint32_t dim;     /* stored dimension: in_dim, or REDUCE's */
+    uint32_t M;
+    enum hnsw_quant quant;
+    uint64_t uid;
+    struct hnsw_proj *proj; /* REDUCE's projection, or NULL */
+    /* The shard lock. */
+    struct htable names;
+    uint64_t tnext; /* next ticket */
+    /* rw. */
+    struct hnsw *g;
+    uint64_t nattr; /* elements with attributes */
+    pthread_rwlock_t rw;
+    /* Leaf lock of the writer turns. */
+    pthread_mutex_t tmu;
+    pthread_cond_t tcv;
+    uint64_t tserve; /* the ticket whose turn it is */
+};
+
+extern const struct type_ops vset_type_ops;
+
+/* A new empty set for vectors of in_dim components, stored with
+ * reduce_dim (0: no projection) components. One reference. */
+struct vset *vset_new(uint32_t in_dim, uint32_t reduce_dim, enum hnsw_quant quant, uint32_t M);
+static inline void vset_ref(struct vset *vs) { atomic_fetch_add_explicit(&vs->refs, 1, memory_order_relaxed); }
+/* Drop a reference; the last one frees the set and its elements. */
+void vset_unref(struct vset *vs);
+static inline struct vset *vset_of(const struct kv *e);
+/* An entry for key holding vs (takes the caller's reference). */
+struct kv *vset_entry(const char *key, size_t klen, struct vset *vs);
+
+/* ---- the name table (shard lock) ------------------------------------- */
+
+static inline uint64_t vset_card(const struct vset *vs) { return vs->names.count; }
+struct velem *vset_find(struct vset *vs, const char *name, size_t len);
+/* Add a new element with no node yet (its insert is to commit). */
+struct velem *vset_add_name(struct vset *vs, const char *name, size_t len);
+/* Take el out of the name table; it is freed by its remove commit. */
+void vset_remove_name(struct vset *vs, struct velem *el);
+/* A uniformly random element (the set is not empty). */
+struct velem *vset_random(struct vset *vs);
+/* Up to n distinct random elements into out; returns how many. */
+size_t vset_sample(struct vset *vs, size_t n, struct velem **out);
+
+/* ---- writer turns ------------------------------------------------------ */
+
+/* Under the shard lock: the ticket of a writer that is about to change the
+ * graph, in keyspace order. */
+static inline uint64_t vset_ticket(struct vset *vs) { return vs->tnext++; }
+void vset_turn_wait(struct vset *vs, uint64_t ticket);
+void vset_turn_done(struct vset *vs);
+/* Under the shard lock: wait until every writer that took a ticket is
+ * done (their work holds no shard lock, so they all finish). */
+void vset_quiesce(struct vset *vs);
+
+/* ---- graph changes (each run with the caller's ticket) ---------------- */
+
+/* Project a vector given to the set (in_dim) into the stored space (dim);
+ * out has room for dim floats. Without REDUCE it is a copy. */
+void vset_project(const struct vset *vs, const float *in, float *out);
+
+/* The insert of a new element, or of a new vector for an existing one
+ * (its old node is unlinked first), with its attributes when set_attr
+ * (attr NULL: none; ownership passes to the set). v has dim components
+ * (already projected). `existed`: el was in the name table before this
+ * command (its old node is replaced); otherwise the insert is prepared
+ * before the turn is waited for. */
+void vset_apply_add(struct vset *vs, uint64_t ticket, struct velem *el, int existed, const float *v, uint32_t ef,
+                    int set_attr, char *attr, uint32_t alen);
+/* Unlink el's node, repair its neighbours, free el. */
+void vset_apply_remove(struct vset *vs, uint64_t ticket, struct velem *el);
+/* Replace el's attributes (attr NULL: remove them). */
+void vset_apply_setattr(struct vset *vs, uint64_t ticket, struct velem *el, char *attr, uint32_t alen);
+
+/* The calling thread's searcher (made on first use, freed at thread exit). */
+struct hnsw_searcher *vset_searcher(void);
+
+/* ---- serialised form -------------------------------------------------- */
+
+/* Append the whole set, graph included, so vset_load rebuilds it without
+ * searching: parameters, projection seed, the graph (hnsw_save), then each
+ * node's element name and attributes. Needs a quiet set: shard lock held
+ * and vset_quiesce done. */
+void vset_save(struct vset *vs, struct hk_buf *out);
+/* NULL, with a reason in err, for malformed bytes. */
+struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize);
+
+/* Bytes used: the graph, the projection, the name table and elements. */
+size_t vset_memory(struct vset *vs);
+
+#include "../store/kv.h"
+static inline struct vset *vset_of(const struct kv *e) { return (struct vset *)kv_ptr(e); }
+
+#endif
