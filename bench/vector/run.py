@@ -334,12 +334,20 @@ def load_worker(port, ids, m, efc, quant, pipeline, barrier, out):
         out.send({"error": "%s: %s" % (type(e).__name__, e)})
 
 
-def query_worker(port, qids, k, ef, extra, min_seconds, barrier, out):
+def query_worker(port, qids, k, ef, extra, min_seconds, depth, ping, barrier, out):
+    """VSIM (or, with ping, PING) for the queries qids, depth requests in
+    flight, repeated until min_seconds have passed; the first pass's
+    replies come back for recall."""
     try:
         queries = DATA["queries"]
         c = Conn(port)
-        args_tail = [b"COUNT", b"%d" % k, b"EF", b"%d" % ef] + extra
-        reqs = [encode(b"VSIM", KEY, b"FP32", queries[i].astype("<f4").tobytes(), *args_tail) for i in qids]
+        if ping:
+            reqs = [encode(b"PING")] * len(qids)
+        else:
+            args_tail = [b"COUNT", b"%d" % k, b"EF", b"%d" % ef] + extra
+            reqs = [encode(b"VSIM", KEY, b"FP32", queries[i].astype("<f4").tobytes(), *args_tail) for i in qids]
+        groups = [b"".join(reqs[i:i + depth]) for i in range(0, len(reqs), depth)]
+        sizes = [len(reqs[i:i + depth]) for i in range(0, len(reqs), depth)]
         first = []
         done = 0
         barrier.wait()
@@ -347,13 +355,14 @@ def query_worker(port, qids, k, ef, extra, min_seconds, barrier, out):
         deadline = t0 + min_seconds
         passes = 0
         while True:
-            for req in reqs:
-                c.send(req)
-                r = c.read()
-                if passes == 0:
-                    first.append(r)
-                elif not isinstance(r, list):
-                    raise BenchError("VSIM replied %r" % (r,))
+            for g, m in zip(groups, sizes):
+                c.send(g)
+                for _ in range(m):
+                    r = c.read()
+                    if passes == 0:
+                        first.append(r)
+                    elif isinstance(r, ReplyError):
+                        raise BenchError("%s replied %r" % ("PING" if ping else "VSIM", r))
             done += len(reqs)
             passes += 1
             if time.perf_counter() >= deadline:
@@ -361,6 +370,10 @@ def query_worker(port, qids, k, ef, extra, min_seconds, barrier, out):
         t1 = time.perf_counter()
         results = []
         for r in first:
+            if ping:
+                if r != b"PONG":
+                    raise BenchError("PING replied %r" % (r,))
+                continue
             if not isinstance(r, list):
                 raise BenchError("VSIM replied %r" % (r,))
             results.append([int(x) for x in r])
@@ -485,12 +498,23 @@ def bench_server(name, binary, extra_argv, args, workdir):
         qids = np.arange(len(queries))
         qshares = [qids[i::args.conns] for i in range(args.conns) if len(qids[i::args.conns])]
         res["queries"] = []
+        depth = args.query_pipeline
         if args.warmup:
-            run_workers(query_worker, [(srv.port, s, args.k, args.efs[0], extra, 0.0) for s in qshares],
+            run_workers(query_worker, [(srv.port, s, args.k, args.efs[0], extra, 0.0, depth, False) for s in qshares],
                         srv, args.client_cpus)
+        # The protocol floor: PING from the same connections at the same depth.
+        reps, ticks, sched, wall = run_workers(
+            query_worker, [(srv.port, s, args.k, 0, extra, args.min_seconds, depth, True) for s in qshares],
+            srv, args.client_cpus)
+        total = sum(r["n"] for r in reps)
+        res["ping"] = {"requests": total, "seconds": wall, "rps": total / wall, "server_cpu_ticks": ticks,
+                       "server_cpu_us_per_request": ticks * 1e6 / CLK_TCK / total,
+                       "server_sched_us_per_request": None if sched is None else sched / 1e3 / total}
+        log("%s: PING: %.0f req/s, %.1f us server CPU per request (the protocol floor of one VSIM)" % (
+            name, res["ping"]["rps"], res["ping"]["server_cpu_us_per_request"]))
         for ef in args.efs:
             reps, ticks, sched, wall = run_workers(
-                query_worker, [(srv.port, s, args.k, ef, extra, args.min_seconds) for s in qshares],
+                query_worker, [(srv.port, s, args.k, ef, extra, args.min_seconds, depth, False) for s in qshares],
                 srv, args.client_cpus)
             total = sum(r["n"] for r in reps)
             results = [None] * len(queries)
@@ -659,6 +683,8 @@ def report(meta, args, hk, hn, rd):
         cells = [label, fmt(hkv, spec), fmt(hnv, spec)] + ([fmt(rdv, spec)] if ok_rd else []) + [expected, verdict(ok)]
         lines.append("| " + " | ".join(cells) + " |")
 
+    row("server CPU µs per PING, same connections (protocol floor of a VSIM)", g(hk, "ping", "server_cpu_us_per_request"),
+        None, g(rd, "ping", "server_cpu_us_per_request"), ".1f")
     hk_rate, hn_rate = g(hk, "load", "vadd_per_s"), g(hn, "load", "inserts_per_s")
     row("load: seconds", g(hk, "load", "seconds"), g(hn, "load", "seconds"), g(rd, "load", "seconds"), ".2f")
     row("load: vectors/s (HotKV: VADD over %d conns; hnswlib: 1 thread)" % args.load_conns,
@@ -717,6 +743,8 @@ def main():
     ap.add_argument("--load-conns", type=int, default=4, help="VADD connections (default %(default)s)")
     ap.add_argument("--pipeline", type=int, default=64, help="VADDs per pipelined batch and connection (default %(default)s)")
     ap.add_argument("--conns", type=int, default=8, help="VSIM connections (default %(default)s)")
+    ap.add_argument("--query-pipeline", type=int, default=1,
+                    help="VSIM requests in flight per connection (default %(default)s: closed loop)")
     ap.add_argument("--quant", choices=["noquant", "q8", "bin"], default="noquant", help="VADD quantisation (default %(default)s)")
     ap.add_argument("--m", "--M", dest="m", type=int, default=16, help="HNSW M (default %(default)s)")
     ap.add_argument("--ef-construction", type=int, default=200, help="VADD EF / hnswlib ef_construction (default %(default)s)")
@@ -739,8 +767,9 @@ def main():
         args.hnswlib_cpus = parse_cpus(args.hnswlib_cpus) if args.hnswlib_cpus else server_cpus[:1]
     except (ValueError, argparse.ArgumentTypeError) as e:
         ap.error(str(e))
-    if not args.efs or min(args.efs) < 1 or args.k < 1 or args.load_conns < 1 or args.conns < 1 or args.pipeline < 1:
-        ap.error("--efs, --k, --load-conns, --conns and --pipeline must be positive")
+    if not args.efs or min(args.efs) < 1 or args.k < 1 or args.load_conns < 1 or args.conns < 1 or args.pipeline < 1 \
+            or args.query_pipeline < 1:
+        ap.error("--efs, --k, --load-conns, --conns, --pipeline and --query-pipeline must be positive")
     if args.hotkv_threads is None:
         args.hotkv_threads = len(server_cpus)
 
@@ -802,8 +831,10 @@ def main():
     head = ["# Vector sets: %s" % name, ""] + machine_lines() + [
         "- data set: %s: %d base vectors x %d dims, %d queries, recall@%d against exact cosine top-%d" % (
             name, base.shape[0], base.shape[1], len(queries), args.k, gt.shape[1]),
-        "- HNSW: M %d, ef_construction (VADD EF) %d, VADD %s, VSIM FP32 COUNT %d EF <ef>%s" % (
-            args.m, args.ef_construction, args.quant.upper(), args.k, " NOTHREAD" if args.nothread else ""),
+        "- HNSW: M %d, ef_construction (VADD EF) %d, VADD %s, VSIM FP32 COUNT %d EF <ef>%s; %d VSIM "
+        "connections, %d in flight each; %d VADD connections, batches of %d" % (
+            args.m, args.ef_construction, args.quant.upper(), args.k, " NOTHREAD" if args.nothread else "",
+            args.conns, args.query_pipeline, args.load_conns, args.pipeline),
         "- servers pinned with `taskset -c %s`; clients (Python, one process per connection) on CPUs %s; "
         "hnswlib on CPUs %s" % (args.server_cpus, ",".join(map(str, args.client_cpus)),
                                 ",".join(map(str, args.hnswlib_cpus))),
