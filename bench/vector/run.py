@@ -18,12 +18,14 @@ it starts a private server on a free port, pinned with taskset to
            truth; reports queries/s and server CPU per query (utime+stime
            of /proc/<pid>/stat, all threads, before and after the step).
 
-Then hnswlib (Debian python3-hnswlib) in this process, pinned to
---hnswlib-cpus: same M, ef_construction, space 'cosine' and data, insert
-single-threaded (timed), queries single-threaded (set_num_threads(1), one
-batch knn_query per pass) with CPU per query from time.process_time, and
-memory per vector as the process's RSS growth over init_index + add_items
-(plus an estimate from hnswlib's memory layout, for reference).
+hnswlib (Debian python3-hnswlib) runs in this process, pinned to
+--hnswlib-cpus: same M, ef_construction, space 'cosine' and data. Its index
+is built first, single-threaded (timed), with memory per vector as the
+process's RSS growth over init_index + add_items (plus an estimate from
+hnswlib's memory layout, for reference); its query step for an EF runs
+right after HotKV's step for that EF (so both see the same machine load),
+single-threaded (set_num_threads(1), one batch knn_query per pass) with
+CPU per query from time.process_time.
 
 Output: markdown tables on stdout and in results.md, every raw number in
 results.json, and the server logs, in --out (default
@@ -435,7 +437,9 @@ def recall_at_k(results, gt, k):
     return hit / (k * len(gt))
 
 
-def bench_server(name, binary, extra_argv, args, workdir):
+def bench_server(name, binary, extra_argv, args, workdir, after_step=None):
+    """Loads and queries one server; after_step(ef), when given, runs after
+    each EF step (the hnswlib step of the same EF, alternating)."""
     base, queries, gt = DATA["base"], DATA["queries"], DATA["gt"]
     n, dim = base.shape
     res = {"server": name, "binary": binary}
@@ -534,6 +538,8 @@ def bench_server(name, binary, extra_argv, args, workdir):
                 name, ef, step["recall"], step["qps"], step["server_cpu_us_per_query"], ticks,
                 "-" if sched is None else "%.1f" % step["server_sched_us_per_query"],
                 "; %d replies with fewer than %d elements" % (short, args.k) if short else ""))
+            if after_step is not None:
+                after_step(ef)
         if not srv.alive():
             raise BenchError("%s exited during the run; see %s" % (name, srv.logpath))
         c.close()
@@ -571,53 +577,89 @@ def hnswlib_layout_bytes(n, dim, m):
 HNSWLIB_FIXED_BYTES = 65536 * 40
 
 
-def bench_hnswlib(args):
-    import hnswlib
-    base, queries, gt = DATA["base"], DATA["queries"], DATA["gt"]
-    n, dim = base.shape
-    os.sched_setaffinity(0, args.hnswlib_cpus)
-    data = np.ascontiguousarray(base, dtype=np.float32)
-    qdata = np.ascontiguousarray(queries, dtype=np.float32)
-    labels = np.arange(n)
-    res = {"hnswlib_file": hnswlib.__file__, "cpus": args.hnswlib_cpus}
-    rss0 = proc_rss("self")
-    index = hnswlib.Index(space="cosine", dim=dim)
-    index.init_index(max_elements=n, M=args.m, ef_construction=args.ef_construction, random_seed=100)
-    index.set_num_threads(1)
-    log("hnswlib: inserting %d vectors single-threaded (M %d, ef_construction %d)" % (n, args.m, args.ef_construction))
-    w0, c0 = time.perf_counter(), time.process_time()
-    index.add_items(data, labels, num_threads=1)
-    w1, c1 = time.perf_counter(), time.process_time()
-    rss1 = proc_rss("self")
-    res["load"] = {"vectors": n, "seconds": w1 - w0, "inserts_per_s": n / (w1 - w0),
-                   "cpu_us_per_insert": (c1 - c0) * 1e6 / n}
-    res["memory"] = {"rss_before": rss0, "rss_after": rss1, "rss_per_vector": (rss1 - rss0) / n,
-                     "layout_estimate_per_vector": hnswlib_layout_bytes(n, dim, args.m),
-                     "layout_fixed_per_vector": HNSWLIB_FIXED_BYTES / n}
-    log("hnswlib: inserted in %.2fs (%.0f/s); %.0f B/vector RSS growth, %.0f B/vector by layout" % (
-        w1 - w0, n / (w1 - w0), res["memory"]["rss_per_vector"], res["memory"]["layout_estimate_per_vector"]))
-    res["queries"] = []
-    for ef in args.efs:
-        index.set_ef(max(ef, args.k))
+class HnswRun:
+    """hnswlib in this process: build() once, then query(ef) per step, so
+    its steps can alternate with a server's (both then see the same
+    machine load). Runs pinned to --hnswlib-cpus, restoring the process's
+    affinity after each call."""
+
+    def __init__(self, args):
+        import hnswlib
+        self.hnswlib = hnswlib
+        self.args = args
+        self.res = {"hnswlib_file": hnswlib.__file__, "cpus": args.hnswlib_cpus, "queries": []}
+        self.index = None
+
+    def _pinned(self, fn):
+        saved = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, self.args.hnswlib_cpus)
+        try:
+            return fn()
+        finally:
+            os.sched_setaffinity(0, saved)
+
+    def build(self):
+        self._pinned(self._build)
+
+    def _build(self):
+        args = self.args
+        base = DATA["base"]
+        n, dim = base.shape
+        labels = np.arange(n)
+        self.qdata = np.ascontiguousarray(DATA["queries"], dtype=np.float32)
+        rss0 = proc_rss("self")
+        index = self.hnswlib.Index(space="cosine", dim=dim)
+        index.init_index(max_elements=n, M=args.m, ef_construction=args.ef_construction, random_seed=100)
+        index.set_num_threads(1)
+        log("hnswlib: inserting %d vectors single-threaded (M %d, ef_construction %d)" % (
+            n, args.m, args.ef_construction))
+        w0, c0 = time.perf_counter(), time.process_time()
+        index.add_items(base, labels, num_threads=1)
+        w1, c1 = time.perf_counter(), time.process_time()
+        rss1 = proc_rss("self")
+        self.index = index
+        self.res["load"] = {"vectors": n, "seconds": w1 - w0, "inserts_per_s": n / (w1 - w0),
+                            "cpu_us_per_insert": (c1 - c0) * 1e6 / n}
+        self.res["memory"] = {"rss_before": rss0, "rss_after": rss1, "rss_per_vector": (rss1 - rss0) / n,
+                              "layout_estimate_per_vector": hnswlib_layout_bytes(n, dim, args.m),
+                              "layout_fixed_per_vector": HNSWLIB_FIXED_BYTES / n}
+        log("hnswlib: inserted in %.2fs (%.0f/s); %.0f B/vector RSS growth, %.0f B/vector by layout" % (
+            w1 - w0, n / (w1 - w0), self.res["memory"]["rss_per_vector"],
+            self.res["memory"]["layout_estimate_per_vector"]))
+
+    def query(self, ef):
+        if any(q["ef"] == ef for q in self.res["queries"]):
+            return
+        self._pinned(lambda: self._query(ef))
+
+    def _query(self, ef):
+        args = self.args
+        self.index.set_ef(max(ef, args.k))
         labels_out = None
         done = 0
         w0, c0 = time.perf_counter(), time.process_time()
         while True:
-            lab, _ = index.knn_query(qdata, k=args.k, num_threads=1)
+            lab, _ = self.index.knn_query(self.qdata, k=args.k, num_threads=1)
             if labels_out is None:
                 labels_out = lab
-            done += len(qdata)
+            done += len(self.qdata)
             if time.process_time() - c0 >= args.min_seconds:
                 break
         w1, c1 = time.perf_counter(), time.process_time()
         step = {"ef": ef, "queries": done, "seconds": w1 - w0, "qps": done / (w1 - w0),
-                "recall": recall_at_k(labels_out.tolist(), gt, args.k),
+                "recall": recall_at_k(labels_out.tolist(), DATA["gt"], args.k),
                 "cpu_us_per_query": (c1 - c0) * 1e6 / done}
-        res["queries"].append(step)
+        self.res["queries"].append(step)
         log("hnswlib: ef %d: recall %.4f, %.0f q/s, %.1f us CPU per query" % (
             ef, step["recall"], step["qps"], step["cpu_us_per_query"]))
-    del index
-    return res
+
+    def finish(self):
+        """Runs the steps no server run asked for; returns the results."""
+        for ef in self.args.efs:
+            self.query(ef)
+        self.res["queries"].sort(key=lambda q: self.args.efs.index(q["ef"]))
+        self.index = None
+        return self.res
 
 
 # ---------------------------------------------------------------- report
@@ -804,21 +846,27 @@ def main():
     signal.signal(signal.SIGINT, on_signal)
 
     hk = hn = rd = None
+    hrun = None
     try:
+        if not args.no_hnswlib:
+            try:
+                hrun = HnswRun(args)
+            except ImportError:
+                log("hnswlib is not installed (apt-get install python3-hnswlib): skipped")
+        if hrun is not None:
+            hrun.build()
         if not args.no_hotkv:
             if not os.access(args.hotkv, os.X_OK):
                 sys.exit("run: no HotKV binary at %s (make, or --hotkv PATH)" % args.hotkv)
-            hk = bench_server("hotkv", os.path.abspath(args.hotkv), ["--threads", str(args.hotkv_threads)], args, workdir)
+            hk = bench_server("hotkv", os.path.abspath(args.hotkv), ["--threads", str(args.hotkv_threads)], args,
+                              workdir, after_step=hrun.query if hrun is not None else None)
         if args.redis:
             exe = shutil.which(args.redis) or args.redis
             if not os.access(exe, os.X_OK):
                 sys.exit("run: no redis-server at %s" % args.redis)
             rd = bench_server("redis", exe, ["--save", "", "--appendonly", "no"], args, workdir)
-        if not args.no_hnswlib:
-            try:
-                hn = bench_hnswlib(args)
-            except ImportError:
-                log("hnswlib is not installed (apt-get install python3-hnswlib): skipped")
+        if hrun is not None:
+            hn = hrun.finish()
     except BenchError as e:
         stop_all_servers()
         copy_logs(workdir, out)
