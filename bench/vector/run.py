@@ -201,12 +201,15 @@ def proc_sched_ns(pid):
 
 
 def proc_rss(pid):
-    """VmRSS of a process in bytes."""
+    """Resident anonymous memory of a process in bytes (RssAnon of
+    /proc/<pid>/status): the heap, without file-backed pages such as the
+    memory-mapped data set files, which the kernel may drop and re-read at
+    any time and would make a difference of two readings meaningless."""
     with open("/proc/%s/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith("RssAnon:"):
                 return int(line.split()[1]) * 1024
-    raise BenchError("no VmRSS for %s" % pid)
+    raise BenchError("no RssAnon for %s" % pid)
 
 
 def free_port():
