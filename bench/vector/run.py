@@ -548,6 +548,9 @@ def bench_server(name, binary, extra_argv, args, workdir, after_step=None):
         c.close()
     finally:
         srv.stop()
+        res["exit_code"] = srv.proc.returncode
+        if srv.proc.returncode != 0:
+            log("%s: exit code %s after SIGTERM; see %s" % (name, srv.proc.returncode, srv.logpath))
     return res
 
 

@@ -143,10 +143,16 @@ def test_fashion_mnist(tmp_path):
 
 def run_bench(tmp_path, folder, *args):
     out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
     p = subprocess.run([PY, os.path.join(VEC, "run.py"), folder, "--min-seconds", "0.05", "--load-conns", "2",
                         "--conns", "2", "--efs", "10,500", "--server-cpus", "0", "--client-cpus", "0",
                         "--out", str(out), *args], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
+    for fn in os.listdir(out):
+        if fn.endswith(".stderr"):
+            text = open(out / fn, errors="replace").read()
+            for mark in ("AddressSanitizer", "ThreadSanitizer", "LeakSanitizer", "runtime error:"):
+                assert mark not in text, text[:3000]
     return json.load(open(out / "results.json")), p.stdout
 
 
@@ -167,7 +173,7 @@ def server_has_vector_sets(binary):
     sys.path.insert(0, VEC)
     import run  # noqa: E402
     import tempfile
-    srv = run.Server("probe", [binary, "--threads", "1"], "0", tempfile.mkdtemp(prefix="vbench-probe-"))
+    srv = run.Server("probe", [binary, "--threads", "2"], "0", tempfile.mkdtemp(prefix="vbench-probe-"))
     try:
         return not isinstance(run.Conn(srv.port).cmd("VCARD", "x"), run.ReplyError)
     finally:
@@ -179,12 +185,13 @@ def test_run_against_server(tmp_path, request):
     binary = request.config.getoption("--server-bin")
     folder = make(tmp_path, "clustered", "--n", "1000", "--dim", "16", "--clusters", "4", "--queries", "40")
     if not server_has_vector_sets(binary):
-        res, md = run_bench(tmp_path, folder, "--hotkv", binary, "--no-hnswlib")
+        res, md = run_bench(tmp_path, folder, "--hotkv", binary, "--hotkv-threads", "2", "--no-hnswlib")
         assert res["hotkv"]["skipped"].startswith("VCARD: ERR unknown command")
         pytest.skip("the server has no vector sets yet (the run skipped it, as it should)")
-    res, md = run_bench(tmp_path, folder, "--hotkv", binary)
+    # Two workers: VSIM from the two connections may run in parallel.
+    res, md = run_bench(tmp_path, folder, "--hotkv", binary, "--hotkv-threads", "2")
     hk = res["hotkv"]
-    assert "skipped" not in hk
+    assert "skipped" not in hk and hk["exit_code"] == 0
     assert hk["load"]["vectors"] == 1000 and hk["load"]["vadd_per_s"] > 0
     assert hk["memory"]["memory_usage_per_vector"] >= 16 * 4
     assert hk["memory"]["used_memory_per_vector"] >= 16 * 4
