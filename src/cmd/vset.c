@@ -26,6 +26,7 @@
 #include "../core/hnsw.h"
 #include "../core/util.h"
 #include "../core/vexpr.h"
+#include "../server/server.h"
 #include "../types/vset.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -41,6 +42,7 @@
 #define VSET_DEFAULT_EF_CONSTRUCTION 200
 #define VSET_DEFAULT_COUNT 10
 #define VSET_DEFAULT_SEARCH_EF 100
+#define VSET_REPLY_CEILING ((size_t)64 << 20)
 
 static int word_is(const hk_slice *a, const char *w) {
     size_t n = strlen(w);
@@ -788,11 +790,19 @@ void cmd_vrandmember(struct cmd_ctx *c) {
     }
     uint64_t card = vset_card(vs);
     if (count < 0) {
+        /* With repetitions the reply can be far bigger than the set (Redis
+         * would build all of it, however big): past VSET_REPLY_CEILING
+         * pending bytes it stops, and the client is closed once what was
+         * built is sent, as an output-buffer limit would close it. */
         unsigned long long n = count == LLONG_MIN ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)-count;
         reply_array(c, (long long)n);
         for (unsigned long long i = 0; i < n; i++) {
             struct velem *el = vset_random(vs);
             reply_bulk(c, el->name, el->nlen);
+            if ((i & 4095) == 4095 && c->out->pending > VSET_REPLY_CEILING) {
+                if (c->cl) c->cl->flags |= CLIENT_CLOSE_AFTER_REPLY;
+                break;
+            }
         }
         return;
     }

@@ -142,10 +142,14 @@ static uint64_t name_hash(const char *s, size_t len) {
 /* The slot of a field name, or -1. */
 static long field_find(const struct vexpr *e, const char *name, size_t len) {
     if (e->nfields <= FIELDS_LINEAR || !e->fhash) {
-        for (size_t i = 0; i < e->nfields; i++)
-            if (e->fields[i].len == len && memcmp(e->fields[i].name, name, len) == 0) return (long)i;
+        if (len == 0) return -1;
+        for (size_t i = 0; i < e->nfields; i++) {
+            const struct vx_field *f = &e->fields[i];
+            if (f->len == len && f->name[0] == name[0] && memcmp(f->name, name, len) == 0) return (long)i;
+        }
         return -1;
     }
+    if (len == 0) return -1;
     for (size_t h = (size_t)name_hash(name, len) & e->fhash_mask;; h = (h + 1) & e->fhash_mask) {
         uint32_t v = e->fhash[h];
         if (v == 0) return -1;
@@ -609,29 +613,31 @@ size_t vexpr_memory(const struct vexpr *e) {
  * are counted, literals are matched by prefix, numbers are any run of
  * number characters); decoding a value is strict about its own text. */
 
-static const char *js_ws(const char *p, const char *end) {
+static inline const char *js_ws(const char *p, const char *end) {
+    /* Most calls find a non-blank byte or a single space. */
+    if (p < end && (unsigned char)*p > ' ') return p;
     while (p < end && is_space((unsigned char)*p)) p++;
     return p;
 }
 
 static int js_num_char(int c) { return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
-/* *pp at '"'; on success *pp is past the closing quote. */
+/* *pp at '"'; on success *pp is past the closing quote. A backslash takes
+ * the next byte with it, so a quote closes the string when an even number
+ * of backslashes precedes it. */
 static int js_skip_string(const char **pp, const char *end) {
     const char *p = *pp + 1;
-    while (p < end) {
-        if (*p == '\\') {
-            if (end - p <= 2) return 0;
-            p += 2;
-            continue;
-        }
-        if (*p == '"') {
-            *pp = p + 1;
+    for (;;) {
+        const char *q = p < end ? memchr(p, '"', (size_t)(end - p)) : NULL;
+        if (!q) return 0;
+        const char *b = q;
+        while (b > p && b[-1] == '\\') b--;
+        if (((q - b) & 1) == 0) {
+            *pp = q + 1;
             return 1;
         }
-        p++;
+        p = q + 1;
     }
-    return 0;
 }
 
 static int js_skip_bracketed(const char **pp, const char *end, char open, char close) {
@@ -775,12 +781,18 @@ static int js_number(const char **pp, const char *end, struct vx_val *out) {
     char buf[256];
     size_t idx = 0;
     const char *p = *pp;
-    while (p < end && idx < sizeof(buf) - 1 && js_num_char((unsigned char)*p)) buf[idx++] = *p++;
-    buf[idx] = 0;
+    while (p < end && idx < sizeof(buf) - 1 && js_num_char((unsigned char)*p)) {
+        p++;
+        idx++;
+    }
     double v;
-    char *ep = buf + idx;
-    if (!quick_decimal(buf, idx, &v)) v = strtod(buf, &ep);
-    if (idx == 0 || *ep != 0) return 0;
+    if (!quick_decimal(*pp, idx, &v)) {
+        memcpy(buf, *pp, idx);
+        buf[idx] = 0;
+        char *ep;
+        v = strtod(buf, &ep);
+        if (idx == 0 || *ep != 0) return 0;
+    }
     out->type = VT_NUM;
     out->num = v;
     *pp = p;
