@@ -257,8 +257,9 @@ class Server:
         return self.proc.poll() is None
 
     def stop(self):
-        if self in Server.live:
-            Server.live.remove(self)
+        if self not in Server.live:
+            return
+        Server.live.remove(self)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
