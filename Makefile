@@ -57,7 +57,7 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 CORE_TESTS := geohash hnsw htable intset listpack lzf reply resp skiplist util vexpr
-TYPES_TESTS := hashval listval quicklist setval strval zsetval
+TYPES_TESTS := hashval listval quicklist setval strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\
 	$(CORE_OBJ) $(TYPES_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ))))

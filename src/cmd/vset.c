@@ -131,6 +131,22 @@ static struct vset *lookup_vset(struct cmd_ctx *c, struct keyref *k, int write, 
     return e ? vset_of(e) : NULL;
 }
 
+/* argv[1]'s set and its element argv[2], for the commands that answer
+ * the same thing for a missing key and a missing element: NULL after
+ * that answer (nil, or false for the writers) or after WRONGTYPE. */
+static struct velem *lookup_elem(struct cmd_ctx *c, int write, struct keyref *k, struct vset **vsp) {
+    int bad;
+    struct vset *vs = lookup_vset(c, k, write, &bad);
+    if (bad) return NULL;
+    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
+    if (!el) {
+        if (write) reply_bool(c, 0);
+        else reply_null(c);
+    }
+    *vsp = vs;
+    return el;
+}
+
 /* Wait for a new element's insert to commit (rare: only a command that
  * names an element whose VADD is still in flight). Shard lock held. */
 static void el_settle(struct vset *vs, struct velem *el) {
@@ -147,34 +163,72 @@ static void run_off_shard(struct cmd_ctx *c, int inline_now, void (*fn)(void *),
     else exec_after_unlock(c, fn, job);
 }
 
-/* ---- VADD ---------------------------------------------------------------- */
+/* ---- graph writers ------------------------------------------------------- */
 
-struct vadd_job {
+/* What a writer finishes off the shard, with the ticket it took there:
+ * VADD's insert, VREM's unlink, VSETATTR's new attributes. */
+enum vop { VOP_ADD, VOP_REM, VOP_SETATTR };
+
+struct vwrite_job {
     struct cmd_ctx *c;
     struct vset *vs;
     struct velem *el;
     uint64_t ticket;
+    enum vop op;
     int existed, set_attr;
     uint32_t ef, alen;
-    char *attr;
-    float *v; /* input vector (in_dim, projected here) */
+    char *attr; /* owned until handed to the set */
+    float *v;   /* VADD's input vector (in_dim, projected here) */
 };
 
-static void vadd_finish(void *arg) {
-    struct vadd_job *j = arg;
-    struct vset *vs = j->vs;
-    float *stored = j->v;
-    if (vs->proj) {
-        stored = hk_malloc((size_t)vs->dim * sizeof(float));
-        vset_project(vs, j->v, stored);
+/* Take the ticket and a reference (shard lock held); `attr`, when given,
+ * is copied ("" means none). */
+static struct vwrite_job *vwrite_job(struct cmd_ctx *c, struct vset *vs, struct velem *el, enum vop op,
+                                     const hk_slice *attr) {
+    struct vwrite_job *j = hk_calloc(1, sizeof(*j));
+    j->c = c;
+    j->vs = vs;
+    j->el = el;
+    j->op = op;
+    j->ticket = vset_ticket(vs);
+    j->set_attr = attr != NULL;
+    if (attr && attr->len) {
+        j->attr = hk_malloc(attr->len);
+        memcpy(j->attr, attr->ptr, attr->len);
+        j->alen = (uint32_t)attr->len;
     }
-    vset_apply_add(vs, j->ticket, j->el, j->existed, stored, j->ef, j->set_attr, j->attr, j->alen);
-    if (stored != j->v) hk_free(stored);
-    reply_bool(j->c, !j->existed);
-    hk_free(j->v);
+    vset_ref(vs);
+    return j;
+}
+
+static void vwrite_finish(void *arg) {
+    struct vwrite_job *j = arg;
+    struct vset *vs = j->vs;
+    int reply = 1;
+    if (j->op == VOP_ADD) {
+        float *stored = j->v;
+        if (vs->proj) {
+            stored = hk_malloc((size_t)vs->dim * sizeof(float));
+            vset_project(vs, j->v, stored);
+        }
+        vset_apply_add(vs, j->ticket, j->el, j->existed, stored, j->ef, j->set_attr, j->attr, j->alen);
+        if (stored != j->v) hk_free(stored);
+        hk_free(j->v);
+        reply = !j->existed;
+    } else if (j->op == VOP_REM) {
+        vset_apply_remove(vs, j->ticket, j->el);
+    } else {
+        vset_apply_setattr(vs, j->ticket, j->el, j->attr, j->alen);
+    }
+    reply_bool(j->c, reply);
     vset_unref(vs);
     hk_free(j);
 }
+
+/* Finish j after the command's locks are released, or now when nested. */
+static void vwrite_run(struct vwrite_job *j) { run_off_shard(j->c, 0, vwrite_finish, j); }
+
+/* ---- VADD, VREM, VSETATTR ----------------------------------------------- */
 
 /* VADD key [REDUCE dim] (FP32 blob | VALUES n v...) element [CAS]
  *      [NOQUANT | Q8 | BIN] [EF n] [SETATTR json] [M n] */
@@ -237,16 +291,10 @@ void cmd_vadd(struct cmd_ctx *c) {
         vs = vset_new(va.dim, va.reduce, quant, (uint32_t)m);
         struct velem *el = vset_add_name(vs, name->ptr, name->len);
         db_put(&k, vset_entry(k.key, k.klen, vs), KEV_VSET);
-        struct vadd_job j = {c, vs, el, vset_ticket(vs), 0, attr != NULL, (uint32_t)ef, 0, NULL, va.v};
-        if (attr && attr->len) {
-            j.attr = hk_malloc(attr->len);
-            memcpy(j.attr, attr->ptr, attr->len);
-            j.alen = (uint32_t)attr->len;
-        }
-        struct vadd_job *hj = hk_malloc(sizeof(*hj));
-        *hj = j;
-        vset_ref(vs);
-        vadd_finish(hj);
+        struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, attr);
+        j->ef = (uint32_t)ef;
+        j->v = va.v;
+        vwrite_finish(j);
         return;
     }
     if (vs->quant != quant) err = "ERR asked quantization mismatch with existing vector set";
@@ -277,86 +325,34 @@ void cmd_vadd(struct cmd_ctx *c) {
     int existed = el != NULL;
     db_written(&k, KEV_VSET);
     if (!el) el = vset_add_name(vs, name->ptr, name->len);
-    struct vadd_job *j = hk_malloc(sizeof(*j));
-    *j = (struct vadd_job){c, vs, el, vset_ticket(vs), existed, attr != NULL, (uint32_t)ef, 0, NULL, va.v};
-    if (attr && attr->len) {
-        j->attr = hk_malloc(attr->len);
-        memcpy(j->attr, attr->ptr, attr->len);
-        j->alen = (uint32_t)attr->len;
-    }
-    vset_ref(vs);
-    run_off_shard(c, 0, vadd_finish, j);
-}
-
-/* ---- VREM, VSETATTR ------------------------------------------------------ */
-
-struct vwrite_job {
-    struct cmd_ctx *c;
-    struct vset *vs;
-    struct velem *el;
-    uint64_t ticket;
-    char *attr;
-    uint32_t alen;
-};
-
-static void vrem_finish(void *arg) {
-    struct vwrite_job *j = arg;
-    vset_apply_remove(j->vs, j->ticket, j->el);
-    reply_bool(j->c, 1);
-    vset_unref(j->vs);
-    hk_free(j);
+    struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, attr);
+    j->existed = existed;
+    j->ef = (uint32_t)ef;
+    j->v = va.v;
+    vwrite_run(j);
 }
 
 /* VREM key element: the key goes when its last element does. */
 void cmd_vrem(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 1, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_bool(c, 0);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 1, &k, &vs);
+    if (!el) return;
     db_written(&k, KEV_VSET);
     vset_remove_name(vs, el);
-    struct vwrite_job *j = hk_malloc(sizeof(*j));
-    *j = (struct vwrite_job){c, vs, el, vset_ticket(vs), NULL, 0};
-    vset_ref(vs);
+    struct vwrite_job *j = vwrite_job(c, vs, el, VOP_REM, NULL);
     if (!vset_card(vs)) db_delete(&k, c->now_ms, KEV_DEL);
-    run_off_shard(c, 0, vrem_finish, j);
-}
-
-static void vsetattr_finish(void *arg) {
-    struct vwrite_job *j = arg;
-    vset_apply_setattr(j->vs, j->ticket, j->el, j->attr, j->alen);
-    reply_bool(j->c, 1);
-    vset_unref(j->vs);
-    hk_free(j);
+    vwrite_run(j);
 }
 
 /* VSETATTR key element json: "" removes the attributes. */
 void cmd_vsetattr(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 1, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_bool(c, 0);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 1, &k, &vs);
+    if (!el) return;
     db_written(&k, KEV_VSET);
-    struct vwrite_job *j = hk_malloc(sizeof(*j));
-    *j = (struct vwrite_job){c, vs, el, vset_ticket(vs), NULL, 0};
-    const hk_slice *a = &c->argv[3];
-    if (a->len) {
-        j->attr = hk_malloc(a->len);
-        memcpy(j->attr, a->ptr, a->len);
-        j->alen = (uint32_t)a->len;
-    }
-    vset_ref(vs);
-    run_off_shard(c, 0, vsetattr_finish, j);
+    vwrite_run(vwrite_job(c, vs, el, VOP_SETATTR, &c->argv[3]));
 }
 
 /* ---- VSIM ---------------------------------------------------------------- */
@@ -630,14 +626,9 @@ void cmd_vemb(struct cmd_ctx *c) {
         raw = 1;
     }
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     el_settle(vs, el);
     pthread_rwlock_rdlock(&vs->rw);
     if (raw) {
@@ -661,14 +652,9 @@ void cmd_vemb(struct cmd_ctx *c) {
 
 void cmd_vgetattr(struct cmd_ctx *c) {
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     pthread_rwlock_rdlock(&vs->rw);
     if (el->attr) reply_bulk(c, el->attr, el->alen);
     else reply_null(c);
@@ -690,14 +676,9 @@ void cmd_vlinks(struct cmd_ctx *c) {
         withscores = 1;
     }
     struct keyref k;
-    int bad;
-    struct vset *vs = lookup_vset(c, &k, 0, &bad);
-    if (bad) return;
-    struct velem *el = vs ? vset_find(vs, c->argv[2].ptr, c->argv[2].len) : NULL;
-    if (!el) {
-        reply_null(c);
-        return;
-    }
+    struct vset *vs;
+    struct velem *el = lookup_elem(c, 0, &k, &vs);
+    if (!el) return;
     el_settle(vs, el);
     pthread_rwlock_rdlock(&vs->rw);
     uint32_t level = hnsw_level(vs->g, el->id);

@@ -7,7 +7,9 @@
  *
  * Records. Every id has a fixed-size level-0 record in a chunk:
  *   meta (neighbour count | level << 16 | live bit), born (the delete epoch
- *   at its insert, to tell a reused id from the node a prepare saw), value,
+ *   at its insert, to tell a reused id from the node a prepare saw), indeg
+ *   (how many lists point to it, so a delete knows when it has found them
+ *   all), value,
  *   upper (the lists of levels 1..level, NULL at level 0), links[2M], norm,
  *   range, the encoded vector (a distance reads one contiguous run: range
  *   and vector; an expansion another: count and links).
@@ -40,10 +42,16 @@
 #define META_LIVE 0x80000000u
 #define CHUNK_BYTES (1024u * 1024u)
 #define EF_DEFAULT 200u
+#define INDEG_MAX 0xffffu
+/* How many of d's links a repair looks through (nearest to the repaired
+ * node first): 64 covers every link at M <= 32. Fewer is cheaper (4 or 8
+ * cost a point or two of recall after deleting half a graph). */
+#define REPAIR_HOPS 64u
 
 struct rec_hdr {
     uint32_t meta;
-    uint32_t born;
+    uint16_t born;  /* low bits of the delete epoch at the insert */
+    uint16_t indeg; /* lists (any level) holding this node; INDEG_MAX: unknown */
     void *value;
     uint32_t *upper;
 };
@@ -77,6 +85,8 @@ struct hnsw_searcher {
     const char **batch; /* records of one expansion's unvisited neighbours */
     uint32_t *batch_id;
     uint32_t batchcap, batchidcap;
+    uint32_t *pairs; /* a delete's (node, level) lists that hold it */
+    uint32_t paircap;
     uint32_t nc, nr;
     float *qf; /* the normalised query */
     void *qv;  /* the query as encoded */
@@ -168,6 +178,17 @@ static inline void set_count(const struct hnsw *h, uint32_t id, uint32_t level, 
 }
 
 static inline uint32_t max_links(const struct hnsw *h, uint32_t level) { return level ? h->M : h->maxm0; }
+
+/* In-degree bookkeeping; a count that ever saturates stays unknown. */
+static inline void indeg_add(const struct hnsw *h, uint32_t id) {
+    struct rec_hdr *r = hdr(h, id);
+    if (r->indeg != INDEG_MAX) r->indeg++;
+}
+
+static inline void indeg_sub(const struct hnsw *h, uint32_t id) {
+    struct rec_hdr *r = hdr(h, id);
+    if (r->indeg != INDEG_MAX && r->indeg) r->indeg--;
+}
 
 /* ---- distances ------------------------------------------------------------------ */
 
@@ -331,6 +352,11 @@ uint32_t hnsw_links(const struct hnsw *h, uint32_t id, uint32_t level, const uin
 
 float hnsw_node_distance(const struct hnsw *h, uint32_t a, uint32_t b) { return dist_nodes(h, a, b); }
 
+uint32_t hnsw_in_degree(const struct hnsw *h, uint32_t id) {
+    uint32_t d = hdr(h, id)->indeg;
+    return d == INDEG_MAX ? HNSW_NONE : d;
+}
+
 void hnsw_vector(const struct hnsw *h, uint32_t id, float *out) {
     const char *r = rec(h, id);
     const void *v = r + h->vec_off;
@@ -372,6 +398,7 @@ void hnsw_searcher_free(struct hnsw_searcher *s) {
     hk_free(s->qv);
     hk_free(s->batch);
     hk_free(s->batch_id);
+    hk_free(s->pairs);
     hk_free(s);
 }
 
@@ -504,7 +531,7 @@ static uint32_t res_drain(struct hnsw_searcher *s, struct hnsw_hit *out, uint32_
         sift_down(s->res, 0, end);
     }
     if (n > max) n = max;
-    memcpy(out, s->res, (size_t)n * sizeof(struct hnsw_hit));
+    if (n) memcpy(out, s->res, (size_t)n * sizeof(struct hnsw_hit));
     s->nr = 0;
     return n;
 }
@@ -682,7 +709,7 @@ uint32_t hnsw_search_exact(const struct hnsw *h, struct hnsw_searcher *s, const 
 static uint32_t select_heuristic(const struct hnsw *h, const struct hnsw_hit *c, uint32_t n, uint32_t m,
                                  struct hnsw_hit *out) {
     if (n <= m) {
-        memcpy(out, c, (size_t)n * sizeof(*c));
+        if (n) memcpy(out, c, (size_t)n * sizeof(*c));
         return n;
     }
     uint32_t kept = 0;
@@ -714,6 +741,7 @@ static void add_backlink(struct hnsw *h, struct hnsw_searcher *s, uint32_t nb, u
     if (n < mx) {
         lk[n] = id;
         set_count(h, nb, level, n + 1);
+        indeg_add(h, id);
         return;
     }
     s->tmp = grow(s->tmp, &s->tmpcap, 2 * (n + 1), sizeof(struct hnsw_hit));
@@ -729,6 +757,15 @@ static void add_backlink(struct hnsw *h, struct hnsw_searcher *s, uint32_t nb, u
     c[n].dist = d;
     hits_sort(c, n + 1);
     uint32_t k = select_heuristic(h, c, n + 1, mx, out);
+    for (uint32_t j = 0; j <= n; j++) {
+        uint32_t kept = 0;
+        for (uint32_t t = 0; t < k && !kept; t++) kept = out[t].id == c[j].id;
+        if (c[j].id == id) {
+            if (kept) indeg_add(h, id);
+        } else if (!kept) {
+            indeg_sub(h, c[j].id);
+        }
+    }
     for (uint32_t j = 0; j < k; j++) lk[j] = out[j].id;
     set_count(h, nb, level, k);
 }
@@ -836,7 +873,8 @@ static void init_node(struct hnsw *h, uint32_t id, uint32_t level, const void *v
     char *r = rec(h, id);
     struct rec_hdr *rh = (struct rec_hdr *)r;
     rh->meta = META_LIVE | (level << META_LEVEL_SHIFT);
-    rh->born = (uint32_t)h->del_epoch;
+    rh->born = (uint16_t)h->del_epoch;
+    rh->indeg = 0;
     float *nr = (float *)(r + h->vec_off - 8);
     nr[0] = norm;
     nr[1] = range;
@@ -854,14 +892,14 @@ static void init_node(struct hnsw *h, uint32_t id, uint32_t level, const void *v
  * reused by a later insert (born after the prepare's epoch), nodes below
  * the level. */
 static void revalidate(const struct hnsw *h, struct hnsw_insert *ins, uint32_t top) {
-    uint32_t seen = (uint32_t)ins->epoch;
+    uint16_t seen = (uint16_t)ins->epoch;
     for (uint32_t l = 0; l <= top; l++) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < ins->ncand[l]; i++) {
             uint32_t c = ins->cand[l][i].id;
             if (c >= h->bound) continue;
             const struct rec_hdr *rh = hdr(h, c);
-            if (!(rh->meta & META_LIVE) || (int32_t)(rh->born - seen) > 0 || rlevel(rh) < l) continue;
+            if (!(rh->meta & META_LIVE) || (int16_t)(uint16_t)(rh->born - seen) > 0 || rlevel(rh) < l) continue;
             ins->cand[l][k++] = ins->cand[l][i];
         }
         ins->ncand[l] = k;
@@ -895,7 +933,10 @@ uint32_t hnsw_insert_commit(struct hnsw *h, struct hnsw_searcher *s, struct hnsw
         uint32_t *lk;
         uint32_t n;
         lk = list_at(h, id, l, &n);
-        for (uint32_t j = 0; j < m; j++) lk[j] = s->sel[j].id;
+        for (uint32_t j = 0; j < m; j++) {
+            lk[j] = s->sel[j].id;
+            indeg_add(h, lk[j]);
+        }
         set_count(h, id, l, m);
         for (uint32_t j = 0; j < m; j++) add_backlink(h, s, lk[j], id, s->sel[j].dist, l);
     }
@@ -935,14 +976,19 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     const void *xv = rx + h->vec_off;
     float xr = rrange(h, rx) / 127;
     s->vis[x] = s->vis[d] = s->tag;
-    for (uint32_t pass = 0; pass < 2 + nd; pass++) {
+    /* x's links, d's links, then the links of the few of d's links nearest
+     * to x (after the second pass, c[nx'..n) holds d's links by distance). */
+    uint32_t hop_from = 0, hops = 0;
+    for (uint32_t pass = 0; pass < 2 + hops; pass++) {
         uint32_t cnt;
         const uint32_t *lk;
         if (pass < 2) {
             lk = pass ? ld : lx;
             cnt = pass ? nd : nx;
+            if (pass) hop_from = n;
         } else {
-            lk = list_at(h, ld[pass - 2], l, &cnt);
+            if (pass == 2) hits_sort(c + hop_from, n - hop_from);
+            lk = list_at(h, c[hop_from + pass - 2].id, l, &cnt);
         }
         s->tmp = grow(s->tmp, &s->tmpcap, 2 * (n + cnt), sizeof(struct hnsw_hit));
         c = s->tmp;
@@ -953,6 +999,10 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
             c[n].id = y;
             c[n].dist = dist_q(h, xv, xr, rec(h, y));
             n++;
+        }
+        if (pass == 1) {
+            hops = n - hop_from;
+            if (hops > REPAIR_HOPS) hops = REPAIR_HOPS;
         }
     }
     hits_sort(c, n);
@@ -971,11 +1021,70 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     for (uint32_t j = 0; j < k; j++) plan_push(p, out[j].id);
 }
 
+/* Repairs for the nodes linking to d at `l` or below, looked for among
+ * d's neighbours and theirs at each of its levels (links are directed, but
+ * a node that points to d is almost always that near). Returns how many
+ * lists were found to hold d; with d's in-degree that tells the caller
+ * whether any is still missing. */
+static uint32_t plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
+    uint32_t ld = rlevel(hdr(h, d)), found = 0, n = 0;
+    vis_begin(s, h->bound);
+    s->vis[d] = s->tag;
+    for (uint32_t l = 0; l <= ld; l++) {
+        uint32_t nd;
+        const uint32_t *lk = list_at(h, d, l, &nd);
+        for (uint32_t j = 0; j < nd; j++) {
+            uint32_t n2;
+            const uint32_t *l2 = list_at(h, lk[j], l, &n2);
+            s->batch_id = grow(s->batch_id, &s->batchidcap, n + 1 + n2, sizeof(uint32_t));
+            if (s->vis[lk[j]] != s->tag) {
+                s->vis[lk[j]] = s->tag;
+                s->batch_id[n++] = lk[j];
+            }
+            for (uint32_t t = 0; t < n2; t++) {
+                if (s->vis[l2[t]] == s->tag) continue;
+                s->vis[l2[t]] = s->tag;
+                s->batch_id[n++] = l2[t];
+            }
+        }
+    }
+    /* Find the lists first; repair only when they are all accounted for,
+     * so that a miss (then a full scan) wastes no repair work. */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = s->batch_id[i], lx = rlevel(hdr(h, x));
+        uint32_t top = lx < ld ? lx : ld;
+        for (uint32_t l = 0; l <= top; l++) {
+            uint32_t c;
+            const uint32_t *lk = list_at(h, x, l, &c);
+            for (uint32_t j = 0; j < c; j++) {
+                if (lk[j] == d) {
+                    s->pairs = grow(s->pairs, &s->paircap, 2 * (found + 1), sizeof(uint32_t));
+                    s->pairs[2 * found] = x;
+                    s->pairs[2 * found + 1] = l;
+                    found++;
+                    break;
+                }
+            }
+        }
+    }
+    if (found == hdr(h, d)->indeg)
+        for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
+    return found;
+}
+
 static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
     p->nwords = 0;
     p->wseq = h->wseq;
     p->new_entry = HNSW_NONE;
     uint32_t ld = rlevel(hdr(h, d)), best = 0;
+    uint32_t indeg = hdr(h, d)->indeg;
+    /* The neighbourhood first; a scan of the whole graph only when that
+     * did not account for every list holding d (or the entry point goes,
+     * which needs the highest node). */
+    if (h->entry != d && indeg != INDEG_MAX) {
+        if (plan_near(h, s, d, p) == indeg) return;
+        p->nwords = 0;
+    }
     /* Links are directed, so the nodes that point to d are found by a scan
      * of every list up to d's level. */
     for (uint32_t x = 0; x < h->bound; x++) {
@@ -1008,14 +1117,19 @@ void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t
     plan_build(h, s, id, p);
 }
 
+void hnsw_delete_release(struct hnsw_delete *del) {
+    struct del_plan *p = del->priv;
+    if (p) hk_free(p->words);
+    hk_free(p);
+    del->priv = NULL;
+}
+
 void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
     struct del_plan *p = del->priv;
     uint32_t d = del->id;
     if (!hnsw_live(h, d)) {
         /* Not a node (a caller error): nothing to unlink. */
-        if (p) hk_free(p->words);
-        hk_free(p);
-        del->priv = NULL;
+        hnsw_delete_release(del);
         return;
     }
     if (!p || p->wseq != h->wseq) {
@@ -1029,11 +1143,19 @@ void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
         uint32_t x = p->words[w], l = p->words[w + 1], n = p->words[w + 2];
         uint32_t cnt;
         uint32_t *lk = list_at(h, x, l, &cnt);
+        for (uint32_t j = 0; j < cnt; j++)
+            if (lk[j] != d) indeg_sub(h, lk[j]);
         memcpy(lk, p->words + w + 3, (size_t)n * sizeof(uint32_t));
+        for (uint32_t j = 0; j < n; j++) indeg_add(h, lk[j]);
         set_count(h, x, l, n);
         w += 3 + n;
     }
     struct rec_hdr *rh = hdr(h, d);
+    for (uint32_t l = 0; l <= rlevel(rh); l++) {
+        uint32_t cnt;
+        const uint32_t *lk = list_at(h, d, l, &cnt);
+        for (uint32_t j = 0; j < cnt; j++) indeg_sub(h, lk[j]);
+    }
     g_free(h, rh->upper);
     rh->upper = NULL;
     rh->meta = 0;
@@ -1245,6 +1367,15 @@ struct hnsw *hnsw_load(const void *p, size_t len, char *err, size_t errsize) {
         }
     }
     hnsw_searcher_free(s);
+    for (uint32_t id = 0; id < bound; id++) {
+        struct rec_hdr *rh = hdr(h, id);
+        if (!(rh->meta & META_LIVE)) continue;
+        for (uint32_t l = 0; l <= rlevel(rh); l++) {
+            uint32_t n;
+            const uint32_t *lk = list_at(h, id, l, &n);
+            for (uint32_t j = 0; j < n; j++) indeg_add(h, lk[j]);
+        }
+    }
     /* The free ids, highest first so that reuse starts from the lowest. */
     for (uint32_t id = bound; id-- > 0;) {
         if (hdr(h, id)->meta & META_LIVE) continue;

@@ -103,6 +103,9 @@ void hnsw_set_value(struct hnsw *h, uint32_t id, void *value); /* a write */
 uint32_t hnsw_level(const struct hnsw *h, uint32_t id);
 /* Neighbours of id at `level` (<= its level): count, and *ids set. */
 uint32_t hnsw_links(const struct hnsw *h, uint32_t id, uint32_t level, const uint32_t **ids);
+/* How many neighbour lists (any level) hold id; HNSW_NONE once the count
+ * has saturated (a delete of such a node scans the whole graph). */
+uint32_t hnsw_in_degree(const struct hnsw *h, uint32_t id);
 /* Distance between two nodes, as searches compute it. */
 float hnsw_node_distance(const struct hnsw *h, uint32_t a, uint32_t b);
 /* The stored vector, de-quantised and scaled back by its norm (VEMB). */
@@ -141,6 +144,9 @@ void hnsw_insert_prepare(const struct hnsw *h, struct hnsw_searcher *s, const fl
 /* Prepare deleting live node id: computes the repaired neighbour lists.
  * Read-only; no other write may run between it and its commit. */
 void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t id, struct hnsw_delete *del);
+/* Drop a prepared delete that will not be committed (frees its plan). A
+ * zero-initialised or committed struct hnsw_delete needs no release. */
+void hnsw_delete_release(struct hnsw_delete *del);
 
 /* ---- write functions ---------------------------------------------------- */
 

@@ -367,7 +367,7 @@ static uint64_t rd_u64(struct rd *r) {
 struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
     struct rd r = {p, len, 0};
     const unsigned char *magic = rd_take(&r, 4), *hdr = rd_take(&r, 3);
-    if (!magic || memcmp(magic, VSET_SER_MAGIC, 4) != 0 || hdr[0] != VSET_SER_VERSION) {
+    if (!magic || !hdr || memcmp(magic, VSET_SER_MAGIC, 4) != 0 || hdr[0] != VSET_SER_VERSION) {
         snprintf(err, errsize, "not a vector set of a known version");
         return NULL;
     }

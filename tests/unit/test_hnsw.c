@@ -95,6 +95,21 @@ static int graph_sound(const struct hnsw *h) {
         }
     }
     if (live != hnsw_count(h)) return 0;
+    /* The in-degrees the graph keeps match a count of every list. */
+    uint32_t *indeg = calloc(hnsw_id_bound(h) + 1, sizeof(uint32_t));
+    for (uint32_t id = 0; id < hnsw_id_bound(h); id++) {
+        if (!hnsw_live(h, id)) continue;
+        for (uint32_t l = 0; l <= hnsw_level(h, id); l++) {
+            const uint32_t *lk;
+            uint32_t n = hnsw_links(h, id, l, &lk);
+            for (uint32_t j = 0; j < n; j++) indeg[lk[j]]++;
+        }
+    }
+    int ok = 1;
+    for (uint32_t id = 0; id < hnsw_id_bound(h); id++)
+        if (hnsw_live(h, id) && hnsw_in_degree(h, id) != indeg[id]) ok = 0;
+    free(indeg);
+    if (!ok) return 0;
     if (live && (!hnsw_live(h, hnsw_entry(h)) || hnsw_level(h, hnsw_entry(h)) != hnsw_max_level(h))) return 0;
     for (uint32_t id = 0; id < hnsw_id_bound(h); id++)
         if (hnsw_live(h, id) && hnsw_level(h, id) > hnsw_max_level(h)) return 0;
@@ -469,6 +484,13 @@ static void test_prepare_commit_races(void) {
     insert_rows(h, s2, v, n - 2, n, NULL);
     hnsw_delete_commit(h, &del);
     CHECK(!hnsw_live(h, victim) || hnsw_entry(h) != victim);
+    CHECK(graph_sound(h));
+    /* A prepared delete dropped: the graph is untouched, nothing leaks. */
+    uint32_t count = hnsw_count(h);
+    hnsw_delete_prepare(h, s, hnsw_entry(h), &del);
+    hnsw_delete_release(&del);
+    hnsw_delete_release(&del);
+    CHECK_EQ_LL(hnsw_count(h), count);
     CHECK(graph_sound(h));
     hnsw_insert_release(&a);
     hnsw_insert_release(&b);
