@@ -4,11 +4,11 @@
 set -euo pipefail
 
 want_build="gcc make pkg-config libmimalloc-dev"
-want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest redis-tools redis-server"
+want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest python3-numpy python3-hnswlib redis-tools redis-server"
 case "${1:-build}" in
   build) want="$want_build" ;;
   test)  want="$want_build $want_test" ;;
-  bench) want="$want_build $want_test redis-server gnuplot-nox valgrind bc" ;;
+  bench) want="$want_build $want_test redis-server gnuplot-nox valgrind bc g++ libhnswlib-dev dataset-fashion-mnist" ;;
   *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
 

@@ -573,7 +573,7 @@ void cmd_vsim(struct cmd_ctx *c) {
     }
     if (ef == 0) ef = VSET_DEFAULT_SEARCH_EF;
     if (count > ef) ef = count;
-    if (filter_ef == 0) filter_ef = count * 100;
+    if (filter_ef == 0) filter_ef = count > LLONG_MAX / 100 ? LLONG_MAX : count * 100;
     j->c = c;
     j->vs = vs;
     j->filter = filter;
