@@ -754,6 +754,11 @@ void cmd_vrandmember(struct cmd_ctx *c) {
             reply_array(c, 0);
             return;
         }
+        /* |LLONG_MIN| is no array length: refused, as Redis now does. */
+        if (count == LLONG_MIN) {
+            reply_error(c, "ERR COUNT value is out of range");
+            return;
+        }
     }
     struct keyref k;
     int bad;
@@ -775,7 +780,7 @@ void cmd_vrandmember(struct cmd_ctx *c) {
          * would build all of it, however big): past VSET_REPLY_CEILING
          * pending bytes it stops, and the client is closed once what was
          * built is sent, as an output-buffer limit would close it. */
-        unsigned long long n = count == LLONG_MIN ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)-count;
+        unsigned long long n = (unsigned long long)-count;
         reply_array(c, (long long)n);
         for (unsigned long long i = 0; i < n; i++) {
             struct velem *el = vset_random(vs);
