@@ -150,9 +150,9 @@ static struct velem *lookup_elem(struct cmd_ctx *c, int write, struct keyref *k,
 /* Wait for a new element's insert to commit (rare: only a command that
  * names an element whose VADD is still in flight). Shard lock held. */
 static void el_settle(struct vset *vs, struct velem *el) {
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     int pending = el->id == HNSW_NONE;
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
     if (pending) vset_quiesce(vs);
 }
 
@@ -181,6 +181,14 @@ struct vwrite_job {
     float *v;   /* VADD's input vector (in_dim, projected here) */
 };
 
+/* A copy of an attributes argument; NULL for "" (no attributes). */
+static char *attr_copy(const hk_slice *a) {
+    if (!a || !a->len) return NULL;
+    char *p = hk_malloc(a->len);
+    memcpy(p, a->ptr, a->len);
+    return p;
+}
+
 /* Take the ticket and a reference (shard lock held); `attr`, when given,
  * is copied ("" means none). */
 static struct vwrite_job *vwrite_job(struct cmd_ctx *c, struct vset *vs, struct velem *el, enum vop op,
@@ -192,11 +200,8 @@ static struct vwrite_job *vwrite_job(struct cmd_ctx *c, struct vset *vs, struct 
     j->op = op;
     j->ticket = vset_ticket(vs);
     j->set_attr = attr != NULL;
-    if (attr && attr->len) {
-        j->attr = hk_malloc(attr->len);
-        memcpy(j->attr, attr->ptr, attr->len);
-        j->alen = (uint32_t)attr->len;
-    }
+    j->attr = attr_copy(attr);
+    j->alen = j->attr ? (uint32_t)attr->len : 0;
     vset_ref(vs);
     return j;
 }
@@ -288,10 +293,16 @@ void cmd_vadd(struct cmd_ctx *c) {
     if (!vs) {
         /* A new key: its first element goes in now, so the key is never
          * seen empty (an insert into an empty graph searches nothing). */
+        if (va.reduce && (uint64_t)va.dim * va.reduce > VSET_MAX_PROJ) {
+            hk_free(va.v);
+            reply_errorf(c, "ERR REDUCE projection too large: %u x %u exceeds %llu matrix entries", va.reduce, va.dim,
+                         (unsigned long long)VSET_MAX_PROJ);
+            return;
+        }
         vs = vset_new(va.dim, va.reduce, quant, (uint32_t)m);
-        struct velem *el = vset_add_name(vs, name->ptr, name->len);
+        struct velem *el = vset_add_name(vs, name->ptr, name->len, attr_copy(attr), attr ? (uint32_t)attr->len : 0);
         db_put(&k, vset_entry(k.key, k.klen, vs), KEV_VSET);
-        struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, attr);
+        struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, NULL);
         j->ef = (uint32_t)ef;
         j->v = va.v;
         vwrite_finish(j);
@@ -324,8 +335,10 @@ void cmd_vadd(struct cmd_ctx *c) {
     struct velem *el = vset_find(vs, name->ptr, name->len);
     int existed = el != NULL;
     db_written(&k, KEV_VSET);
-    if (!el) el = vset_add_name(vs, name->ptr, name->len);
-    struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, attr);
+    /* A new element has its attributes as soon as it is a member; an
+     * update's replace the old ones when it commits. */
+    if (!el) el = vset_add_name(vs, name->ptr, name->len, attr_copy(attr), attr ? (uint32_t)attr->len : 0);
+    struct vwrite_job *j = vwrite_job(c, vs, el, VOP_ADD, existed ? attr : NULL);
     j->existed = existed;
     j->ef = (uint32_t)ef;
     j->v = va.v;
@@ -399,6 +412,10 @@ struct vsim_job {
     uint32_t count, ef, filter_ef;
     double epsilon;
     int withscores, withattribs, truth, project;
+    /* Removals decided before this search and not committed yet: their
+     * elements are skipped (they are no longer members). */
+    int skip_gone;
+    uint64_t through; /* TRUTH: every writer below this ticket is done first */
     float q[]; /* the query: in_dim components when project, else dim */
 };
 
@@ -409,7 +426,9 @@ struct vsim_filter_arg {
 
 static int vsim_accept(void *arg, uint32_t id, void *value) {
     const struct vsim_filter_arg *f = arg;
-    const struct velem *el = value;
+    struct velem *el = value;
+    if (atomic_load_explicit(&el->gone, memory_order_acquire)) return 0;
+    if (!f->e) return 1;
     if (!el->attr) return 0;
     return vexpr_eval(f->e, el->attr, el->alen, f->s);
 }
@@ -425,6 +444,8 @@ static void vsim_run(void *arg) {
         vset_project(vs, j->q, proj);
         q = proj;
     }
+    /* An exact search answers for every write decided before it. */
+    if (j->truth) vset_wait_through(vs, j->through);
     pthread_rwlock_rdlock(&vs->rw);
     uint32_t live = hnsw_count(vs->g);
     uint32_t k = j->count < live ? j->count : live;
@@ -433,11 +454,12 @@ static void vsim_run(void *arg) {
     struct vsim_filter_arg fa = {j->filter, t->scratch};
     struct hnsw_searcher *s = vset_searcher();
     uint32_t n = 0;
+    hnsw_filter_fn accept = j->filter || j->skip_gone ? vsim_accept : NULL;
     if (k) {
         if (j->truth)
-            n = hnsw_search_exact(vs->g, s, q, k, j->filter ? vsim_accept : NULL, &fa, t->hits);
+            n = hnsw_search_exact(vs->g, s, q, k, accept, &fa, t->hits);
         else
-            n = hnsw_search(vs->g, s, q, k, ef, j->filter ? vsim_accept : NULL, &fa, j->filter_ef, t->hits);
+            n = hnsw_search(vs->g, s, q, k, ef, accept, &fa, j->filter ? j->filter_ef : 0, t->hits);
     }
     /* EPSILON: the results closer than it (in score terms, 1 - score). */
     uint32_t keep = 0;
@@ -486,9 +508,9 @@ void cmd_vsim(struct cmd_ctx *c) {
         }
         el_settle(vs, el);
         j = hk_malloc(sizeof(*j) + (size_t)vs->dim * sizeof(float));
-        pthread_rwlock_rdlock(&vs->rw);
+        vset_short_read(vs);
         hnsw_vector(vs->g, el->id, j->q);
-        pthread_rwlock_unlock(&vs->rw);
+        vset_short_done(vs);
         j->project = 0;
         qdim = vs->dim;
         vargs = 2;
@@ -584,6 +606,8 @@ void cmd_vsim(struct cmd_ctx *c) {
     j->withscores = withscores;
     j->withattribs = withattribs;
     j->truth = truth;
+    j->skip_gone = atomic_load_explicit(&vs->removing, memory_order_relaxed) != 0;
+    j->through = vs->tnext;
     vset_ref(vs);
     run_off_shard(c, nothread, vsim_run, j);
 }
@@ -630,7 +654,7 @@ void cmd_vemb(struct cmd_ctx *c) {
     struct velem *el = lookup_elem(c, 0, &k, &vs);
     if (!el) return;
     el_settle(vs, el);
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     if (raw) {
         float norm, range;
         const void *p = hnsw_raw(vs->g, el->id, &norm, &range);
@@ -647,7 +671,7 @@ void cmd_vemb(struct cmd_ctx *c) {
         for (uint32_t i = 0; i < vs->dim; i++) reply_double(c, v[i]);
         hk_free(v);
     }
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
 }
 
 void cmd_vgetattr(struct cmd_ctx *c) {
@@ -655,10 +679,10 @@ void cmd_vgetattr(struct cmd_ctx *c) {
     struct vset *vs;
     struct velem *el = lookup_elem(c, 0, &k, &vs);
     if (!el) return;
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     if (el->attr) reply_bulk(c, el->attr, el->alen);
     else reply_null(c);
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
 }
 
 /* VLINKS key element [WITHSCORES]: neighbours per level, top level first. */
@@ -680,21 +704,24 @@ void cmd_vlinks(struct cmd_ctx *c) {
     struct velem *el = lookup_elem(c, 0, &k, &vs);
     if (!el) return;
     el_settle(vs, el);
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     uint32_t level = hnsw_level(vs->g, el->id);
     reply_array(c, (long long)level + 1);
     for (int l = (int)level; l >= 0; l--) {
         const uint32_t *ids;
-        uint32_t n = hnsw_links(vs->g, el->id, (uint32_t)l, &ids);
-        if (withscores) reply_map(c, n);
-        else reply_array(c, n);
+        uint32_t n = hnsw_links(vs->g, el->id, (uint32_t)l, &ids), shown = 0;
+        /* Neighbours whose removal is decided are no longer members. */
+        for (uint32_t i = 0; i < n; i++) shown += !atomic_load(&((struct velem *)hnsw_value(vs->g, ids[i]))->gone);
+        if (withscores) reply_map(c, shown);
+        else reply_array(c, shown);
         for (uint32_t i = 0; i < n; i++) {
-            const struct velem *nb = hnsw_value(vs->g, ids[i]);
+            struct velem *nb = hnsw_value(vs->g, ids[i]);
+            if (atomic_load(&nb->gone)) continue;
             reply_bulk(c, nb->name, nb->nlen);
             if (withscores) reply_double(c, 1.0 - (double)hnsw_node_distance(vs->g, el->id, ids[i]) / 2.0);
         }
     }
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
 }
 
 void cmd_vinfo(struct cmd_ctx *c) {
@@ -710,7 +737,7 @@ void cmd_vinfo(struct cmd_ctx *c) {
      * USAGE counts them) and the bytes per element. */
     size_t mem = vset_memory(vs);
     uint64_t card = vset_card(vs);
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     reply_map(c, 11);
     reply_simple(c, "quant-type");
     reply_simple(c, quant_name(vs->quant));
@@ -725,7 +752,7 @@ void cmd_vinfo(struct cmd_ctx *c) {
     reply_simple(c, "max-level");
     reply_int(c, hnsw_max_level(vs->g));
     reply_simple(c, "attributes-count");
-    reply_int(c, (long long)vs->nattr);
+    reply_int(c, (long long)atomic_load_explicit(&vs->nattr, memory_order_relaxed));
     reply_simple(c, "vset-uid");
     reply_int(c, (long long)vs->uid);
     reply_simple(c, "hnsw-max-node-uid");
@@ -734,7 +761,7 @@ void cmd_vinfo(struct cmd_ctx *c) {
     reply_int(c, (long long)mem);
     reply_simple(c, "memory-per-element");
     reply_int(c, (long long)(card ? mem / card : 0));
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
 }
 
 /* VRANDMEMBER key [count] */

@@ -1402,7 +1402,7 @@ struct hnsw_proj {
  * flips the sign of each input column from a splitmix64 stream, the same
  * distribution (entries +-1/sqrt(in_dim)) in another orientation. */
 struct hnsw_proj *hnsw_proj_new(uint32_t in_dim, uint32_t out_dim, uint64_t seed) {
-    if (in_dim == 0 || out_dim == 0 || out_dim >= in_dim) return NULL;
+    if (in_dim == 0 || out_dim == 0 || out_dim > in_dim) return NULL;
     if ((uint64_t)in_dim * out_dim > (1ULL << 31)) return NULL;
     struct hnsw_proj *p = hk_malloc(sizeof(*p));
     p->in = in_dim;

@@ -43,13 +43,15 @@ struct velem *vset_find(struct vset *vs, const char *name, size_t len) {
     return link ? (struct velem *)*link : NULL;
 }
 
-struct velem *vset_add_name(struct vset *vs, const char *name, size_t len) {
+struct velem *vset_add_name(struct vset *vs, const char *name, size_t len, char *attr, uint32_t alen) {
     struct velem *el = hk_malloc(sizeof(*el) + len);
     el->node.next = NULL;
     el->id = HNSW_NONE;
     el->nlen = (uint32_t)len;
-    el->attr = NULL;
-    el->alen = 0;
+    el->attr = attr;
+    el->alen = attr ? alen : 0;
+    if (attr) atomic_fetch_add_explicit(&vs->nattr, 1, memory_order_relaxed);
+    atomic_init(&el->gone, 0);
     memcpy(el->name, name, len);
     ht_insert(&vs->names, &el->node, hk_hash(name, len), el_hash, NULL);
     return el;
@@ -60,6 +62,8 @@ void vset_remove_name(struct vset *vs, struct velem *el) {
     struct hnode **link = ht_find_link(&vs->names, hk_hash(el->name, el->nlen), el_match, &k);
     if (link) ht_unlink(&vs->names, link);
     ht_maybe_shrink(&vs->names, el_hash, NULL);
+    atomic_store_explicit(&el->gone, 1, memory_order_release);
+    atomic_fetch_add_explicit(&vs->removing, 1, memory_order_relaxed);
 }
 
 static void el_free(struct velem *el) {
@@ -128,8 +132,20 @@ static void vset_init_locks(struct vset *vs) {
     pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     pthread_rwlock_init(&vs->rw, &ra);
     pthread_rwlockattr_destroy(&ra);
+    pthread_mutex_init(&vs->cmu, NULL);
     pthread_mutex_init(&vs->tmu, NULL);
     pthread_cond_init(&vs->tcv, NULL);
+}
+
+/* A commit: rw exclusive (no search runs), then cmu (no short reader). */
+static void commit_begin(struct vset *vs) {
+    pthread_rwlock_wrlock(&vs->rw);
+    pthread_mutex_lock(&vs->cmu);
+}
+
+static void commit_end(struct vset *vs) {
+    pthread_mutex_unlock(&vs->cmu);
+    pthread_rwlock_unlock(&vs->rw);
 }
 
 static struct vset *vset_alloc(uint32_t in_dim, uint32_t dim, enum hnsw_quant quant, uint32_t M) {
@@ -162,6 +178,7 @@ void vset_unref(struct vset *vs) {
     hnsw_free(vs->g);
     if (vs->proj) hnsw_proj_free(vs->proj);
     pthread_rwlock_destroy(&vs->rw);
+    pthread_mutex_destroy(&vs->cmu);
     pthread_mutex_destroy(&vs->tmu);
     pthread_cond_destroy(&vs->tcv);
     hk_free(vs);
@@ -186,12 +203,13 @@ void vset_turn_done(struct vset *vs) {
     pthread_mutex_unlock(&vs->tmu);
 }
 
-void vset_quiesce(struct vset *vs) {
-    uint64_t last = vs->tnext;
+void vset_wait_through(struct vset *vs, uint64_t ticket) {
     pthread_mutex_lock(&vs->tmu);
-    while (vs->tserve != last) pthread_cond_wait(&vs->tcv, &vs->tmu);
+    while (vs->tserve < ticket) pthread_cond_wait(&vs->tcv, &vs->tmu);
     pthread_mutex_unlock(&vs->tmu);
 }
+
+void vset_quiesce(struct vset *vs) { vset_wait_through(vs, vs->tnext); }
 
 /* ---- per-thread searcher -------------------------------------------------- */
 
@@ -221,30 +239,18 @@ void vset_project(const struct vset *vs, const float *in, float *out) {
 /* Swap el's attributes under the exclusive lock; returns the old ones. */
 static char *swap_attr(struct vset *vs, struct velem *el, char *attr, uint32_t alen) {
     char *old = el->attr;
-    if (old && !attr) vs->nattr--;
-    if (!old && attr) vs->nattr++;
+    if (old && !attr) atomic_fetch_sub_explicit(&vs->nattr, 1, memory_order_relaxed);
+    if (!old && attr) atomic_fetch_add_explicit(&vs->nattr, 1, memory_order_relaxed);
     el->attr = attr;
     el->alen = attr ? alen : 0;
     return old;
-}
-
-/* Unlink el's node (the caller has the turn). */
-static void unlink_node(struct vset *vs, struct hnsw_searcher *s, struct velem *el) {
-    if (el->id == HNSW_NONE) return;
-    struct hnsw_delete del = {0};
-    /* Our turn: no other writer runs, so reading the graph needs no lock
-     * (searches only read it too). */
-    hnsw_delete_prepare(vs->g, s, el->id, &del);
-    pthread_rwlock_wrlock(&vs->rw);
-    hnsw_delete_commit(vs->g, &del);
-    el->id = HNSW_NONE;
-    pthread_rwlock_unlock(&vs->rw);
 }
 
 void vset_apply_add(struct vset *vs, uint64_t ticket, struct velem *el, int existed, const float *v, uint32_t ef,
                     int set_attr, char *attr, uint32_t alen) {
     struct hnsw_searcher *s = vset_searcher();
     struct hnsw_insert ins;
+    struct hnsw_delete del = {0};
     hnsw_insert_init(&ins);
     uint64_t rnd = hk_rand64();
     if (!existed) {
@@ -256,27 +262,38 @@ void vset_apply_add(struct vset *vs, uint64_t ticket, struct velem *el, int exis
     }
     vset_turn_wait(vs, ticket);
     if (existed) {
-        /* A new vector for an existing element: its old node goes first
-         * (every earlier writer is done, so it has one), then the
-         * candidates are found without it. */
-        unlink_node(vs, s, el);
+        /* A new vector for an existing element (every earlier writer is
+         * done, so it has a node). Both halves are prepared first, reading
+         * only (no other writer runs in our turn, searches only read);
+         * then one exclusive step swaps the old node for the new one, so
+         * no reader ever sees the element without a node. The insert's
+         * commit drops the old node from its candidates. */
+        hnsw_delete_prepare(vs->g, s, el->id, &del);
         hnsw_insert_prepare(vs->g, s, v, ef, rnd, &ins);
     }
-    pthread_rwlock_wrlock(&vs->rw);
+    commit_begin(vs);
+    if (existed) hnsw_delete_commit(vs->g, &del);
     el->id = hnsw_insert_commit(vs->g, s, &ins, el, ef);
     char *old = set_attr ? swap_attr(vs, el, attr, alen) : NULL;
-    pthread_rwlock_unlock(&vs->rw);
+    commit_end(vs);
     vset_turn_done(vs);
     hk_free(old);
     hnsw_insert_release(&ins);
 }
 
 void vset_apply_remove(struct vset *vs, uint64_t ticket, struct velem *el) {
+    struct hnsw_delete del = {0};
     vset_turn_wait(vs, ticket);
-    unlink_node(vs, vset_searcher(), el);
-    pthread_rwlock_wrlock(&vs->rw);
+    /* Our turn: no other writer runs, so planning the repair reads the
+     * graph without a lock (searches only read it too). Every earlier
+     * writer is done, so el has its node. */
+    hnsw_delete_prepare(vs->g, vset_searcher(), el->id, &del);
+    commit_begin(vs);
+    hnsw_delete_commit(vs->g, &del);
+    el->id = HNSW_NONE;
     char *old = swap_attr(vs, el, NULL, 0);
-    pthread_rwlock_unlock(&vs->rw);
+    atomic_fetch_sub_explicit(&vs->removing, 1, memory_order_relaxed);
+    commit_end(vs);
     vset_turn_done(vs);
     hk_free(old);
     hk_free(el);
@@ -284,9 +301,9 @@ void vset_apply_remove(struct vset *vs, uint64_t ticket, struct velem *el) {
 
 void vset_apply_setattr(struct vset *vs, uint64_t ticket, struct velem *el, char *attr, uint32_t alen) {
     vset_turn_wait(vs, ticket);
-    pthread_rwlock_wrlock(&vs->rw);
+    commit_begin(vs);
     char *old = swap_attr(vs, el, attr, alen);
-    pthread_rwlock_unlock(&vs->rw);
+    commit_end(vs);
     vset_turn_done(vs);
     hk_free(old);
 }
@@ -375,7 +392,7 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
     uint32_t in_dim = rd_u32(&r), dim = rd_u32(&r), M = rd_u32(&r);
     uint64_t seed = rd_u64(&r), count = rd_u64(&r), glen = rd_u64(&r);
     if (r.bad || quant > HNSW_QUANT_BIN || has_proj > 1 || !dim || dim > VSET_MAX_DIM || !in_dim ||
-        in_dim > VSET_MAX_DIM || (has_proj ? dim >= in_dim : dim != in_dim) || M < HNSW_MIN_M || M > HNSW_MAX_M ||
+        in_dim > VSET_MAX_DIM || (has_proj ? dim > in_dim || (uint64_t)dim * in_dim > VSET_MAX_PROJ : dim != in_dim) || M < HNSW_MIN_M || M > HNSW_MAX_M ||
         glen > r.left) {
         snprintf(err, errsize, "bad vector set header");
         return NULL;
@@ -390,7 +407,11 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
     }
     struct vset *vs = vset_alloc(in_dim, dim, (enum hnsw_quant)quant, M);
     vs->g = g;
-    if (has_proj) vs->proj = hnsw_proj_new(in_dim, dim, seed);
+    if (has_proj && !(vs->proj = hnsw_proj_new(in_dim, dim, seed))) {
+        snprintf(err, errsize, "bad vector set projection");
+        vset_unref(vs);
+        return NULL;
+    }
     for (uint64_t i = 0; i < count; i++) {
         uint32_t id = rd_u32(&r), nlen = rd_u32(&r);
         const unsigned char *name = rd_take(&r, nlen);
@@ -401,14 +422,13 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
             vset_unref(vs);
             return NULL;
         }
-        struct velem *el = vset_add_name(vs, (const char *)name, nlen);
-        el->id = id;
+        char *a = NULL;
         if (attr) {
-            el->attr = hk_malloc(alen ? alen : 1);
-            memcpy(el->attr, attr, alen);
-            el->alen = alen;
-            vs->nattr++;
+            a = hk_malloc(alen ? alen : 1);
+            memcpy(a, attr, alen);
         }
+        struct velem *el = vset_add_name(vs, (const char *)name, nlen, a, alen);
+        el->id = id;
         hnsw_set_value(g, id, el);
     }
     if (r.left) {
@@ -423,7 +443,7 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
 
 size_t vset_memory(struct vset *vs) {
     size_t bytes = sizeof(*vs) + ht_overhead(&vs->names);
-    pthread_rwlock_rdlock(&vs->rw);
+    vset_short_read(vs);
     bytes += hnsw_memory(vs->g);
     if (vs->proj) bytes += hnsw_proj_memory(vs->proj);
     struct ht_iter it;
@@ -432,7 +452,7 @@ size_t vset_memory(struct vset *vs) {
         const struct velem *el = (const struct velem *)n;
         bytes += hk_good_size(sizeof(*el) + el->nlen) + (el->attr ? hk_good_size(el->alen ? el->alen : 1) : 0);
     }
-    pthread_rwlock_unlock(&vs->rw);
+    vset_short_done(vs);
     return bytes;
 }
 

@@ -45,6 +45,8 @@ struct hk_buf;
 /* The limits Redis's VADD enforces. */
 #define VSET_MAX_DIM 65536u
 #define VSET_MAX_EF 1000000u
+/* REDUCE's matrix holds in_dim x dim floats: at most 256 MiB of them. */
+#define VSET_MAX_PROJ ((uint64_t)1 << 26)
 
 struct velem {
     struct hnode node;
@@ -52,6 +54,10 @@ struct velem {
     uint32_t nlen;
     char *attr;    /* JSON attributes or NULL (rw) */
     uint32_t alen;
+    /* Set under the shard lock when VREM takes the element out of the name
+     * table; its node stays in the graph until the remove commits, and a
+     * search meanwhile must not return it. */
+    _Atomic uint8_t gone;
     char name[];
 };
 
@@ -67,10 +73,20 @@ struct vset {
     /* The shard lock. */
     struct htable names;
     uint64_t tnext; /* next ticket */
+    /* Removals decided (elements marked gone) but not committed yet:
+     * raised under the shard lock, lowered by the remove's commit. */
+    _Atomic uint32_t removing;
     /* rw. */
     struct hnsw *g;
-    uint64_t nattr; /* elements with attributes */
+    /* Elements with attributes: a new element's are set under the shard
+     * lock (no search can reach it yet), later changes with rw exclusive. */
+    _Atomic uint64_t nattr;
     pthread_rwlock_t rw;
+    /* Taken by a writer only while it holds rw exclusively, for its
+     * commit: a short reader under the shard lock takes it instead of rw,
+     * so it waits for a commit at most, never behind a waiting writer for
+     * a whole search (vset_short_read). */
+    pthread_mutex_t cmu;
     /* Leaf lock of the writer turns. */
     pthread_mutex_t tmu;
     pthread_cond_t tcv;
@@ -93,9 +109,12 @@ struct kv *vset_entry(const char *key, size_t klen, struct vset *vs);
 
 static inline uint64_t vset_card(const struct vset *vs) { return vs->names.count; }
 struct velem *vset_find(struct vset *vs, const char *name, size_t len);
-/* Add a new element with no node yet (its insert is to commit). */
-struct velem *vset_add_name(struct vset *vs, const char *name, size_t len);
-/* Take el out of the name table; it is freed by its remove commit. */
+/* Add a new element with no node yet (its insert is to commit), and its
+ * attributes (NULL: none; ownership passes to the set): a member has its
+ * attributes from the moment it is one. */
+struct velem *vset_add_name(struct vset *vs, const char *name, size_t len, char *attr, uint32_t alen);
+/* Take el out of the name table and mark it gone; it is freed by its
+ * remove commit. */
 void vset_remove_name(struct vset *vs, struct velem *el);
 /* A uniformly random element (the set is not empty). */
 struct velem *vset_random(struct vset *vs);
@@ -112,6 +131,9 @@ void vset_turn_done(struct vset *vs);
 /* Under the shard lock: wait until every writer that took a ticket is
  * done (their work holds no shard lock, so they all finish). */
 void vset_quiesce(struct vset *vs);
+/* Without any lock: wait until every ticket below `ticket` is done (a
+ * search that must see every write decided before it, VSIM TRUTH). */
+void vset_wait_through(struct vset *vs, uint64_t ticket);
 
 /* ---- graph changes (each run with the caller's ticket) ---------------- */
 
@@ -131,6 +153,11 @@ void vset_apply_add(struct vset *vs, uint64_t ticket, struct velem *el, int exis
 void vset_apply_remove(struct vset *vs, uint64_t ticket, struct velem *el);
 /* Replace el's attributes (attr NULL: remove them). */
 void vset_apply_setattr(struct vset *vs, uint64_t ticket, struct velem *el, char *attr, uint32_t alen);
+
+/* A short read under the key's shard lock (VEMB, VLINKS, VINFO,
+ * VGETATTR, MEMORY USAGE): excludes commits only. */
+static inline void vset_short_read(struct vset *vs) { pthread_mutex_lock(&vs->cmu); }
+static inline void vset_short_done(struct vset *vs) { pthread_mutex_unlock(&vs->cmu); }
 
 /* The calling thread's searcher (made on first use, freed at thread exit). */
 struct hnsw_searcher *vset_searcher(void);

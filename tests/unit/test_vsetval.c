@@ -28,15 +28,18 @@ static void rand_vec(float *v, unsigned *seed) {
 static struct velem *add(struct vset *vs, const char *name, const float *v, const char *attr) {
     struct velem *el = vset_find(vs, name, strlen(name));
     int existed = el != NULL;
-    if (!el) el = vset_add_name(vs, name, strlen(name));
     char *a = NULL;
     if (attr) {
         a = hk_malloc(strlen(attr));
         memcpy(a, attr, strlen(attr));
     }
+    uint32_t alen = attr ? (uint32_t)strlen(attr) : 0;
+    /* A new element gets its attributes with its name, an update at its
+     * commit. */
+    if (!el) el = vset_add_name(vs, name, strlen(name), a, alen);
     float buf[DIM];
     vset_project(vs, v, buf);
-    vset_apply_add(vs, vset_ticket(vs), el, existed, buf, 100, attr != NULL, a, attr ? (uint32_t)strlen(attr) : 0);
+    vset_apply_add(vs, vset_ticket(vs), el, existed, buf, 100, existed && attr != NULL, existed ? a : NULL, alen);
     return el;
 }
 
