@@ -148,3 +148,138 @@ def test_reduce_to_the_same_dimension_still_projects(r, conn):
     assert all(abs(x - 3 ** -0.5) < 1e-5 for x in emb), emb
     assert conn.cmd("VADD", "k", "VALUES", "3", "1", "0", "0", "b", "NOQUANT") == Error(
         "ERR Vector dimension mismatch - got 3 but set has 3")
+
+
+# ---- a long search, a waiting writer, and short readers --------------------
+
+N_LONG = 400
+PAD = 200000  # bytes of JSON before the field the filter reads
+
+
+def lvec(i):
+    return f32([1.0, (i % 7) / 7.0, (i % 11) / 11.0, (i % 13) / 13.0])
+
+
+def load_long(srv):
+    """A set whose FILTER TRUTH search reads every element's large JSON:
+    a search that lasts, with no element matching."""
+    c = conn_of(srv, timeout=120)
+    filler = ",".join('"f%d":[%d,"%d"]' % (j, j, j) for j in range(PAD // 16))
+    cmds = [encode("VADD", "{v}set", "FP32", lvec(i), "e%d" % i, "SETATTR", '{%s,"n":%d}' % (filler, i))
+            for i in range(N_LONG)]
+    c.send(b"".join(cmds))
+    for _ in cmds:
+        assert c.read() == 1
+    return c
+
+
+# Each term looks up a field that is not there: a scan of the whole JSON.
+LONG_Q = ("VSIM", "{v}set", "FP32", lvec(1), "COUNT", 5, "TRUTH", "FILTER",
+          " or ".join(".m%d > 0" % i for i in range(12)) + " or .n < 0")
+
+
+def io_thread(c):
+    info = c.cmd("CLIENT", "INFO")
+    info = info.decode() if isinstance(info, bytes) else info
+    return int(info.split("io-thread=")[1].split()[0])
+
+
+def conns_on_distinct_threads(srv, n):
+    """n connections, each served by a different worker thread."""
+    got, seen, spare = [], set(), []
+    while len(got) < n:
+        c = conn_of(srv, timeout=120)
+        t = io_thread(c)
+        if t in seen:
+            spare.append(c)
+            assert len(spare) < 64, "connections do not spread over the workers"
+            continue
+        seen.add(t)
+        got.append(c)
+    for c in spare:
+        c.close()
+    return got
+
+
+def search_seconds(c):
+    t0 = time.monotonic()
+    assert c.cmd(*LONG_Q) == []
+    return time.monotonic() - t0
+
+
+def start_long_search(c):
+    """One long VSIM on c in the background; returns its thread and a dict
+    that gets 'done' when it ends."""
+    state = {}
+
+    def run():
+        assert c.cmd(*LONG_Q) == []
+        state["done"] = time.monotonic()
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, state
+
+
+def test_short_reader_behind_a_waiting_writer_does_not_hold_the_shard(new_server):
+    """A long VSIM searches with the set shared and no shard lock, and
+    other keys of its shard are meant to be served meanwhile. But a graph
+    writer of the same set (here VSETATTR) then waits for the exclusive
+    lock, and the lock prefers writers: a short reader of the set (VGETATTR,
+    VEMB, VLINKS, VINFO, MEMORY USAGE) takes the key's shard lock and then
+    waits for the shared lock behind that writer, for the rest of the
+    search, with the shard held. A GET of an unrelated key of the shard
+    waits as long."""
+    srv = new_server(threads=4)
+    load_long(srv).close()
+    ls, wa, rd, pr = conns_on_distinct_threads(srv, 4)
+    one = search_seconds(ls)
+    assert one > 0.2, "the search is too short to measure: %.3fs" % one
+    t, state = start_long_search(ls)
+    time.sleep(one * 0.1)
+    wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":0}'))   # waits for the exclusive lock
+    time.sleep(one * 0.05)
+    rd.send(encode("VGETATTR", "{v}set", "e3"))              # waits behind it, shard held
+    time.sleep(one * 0.05)
+    t0 = time.monotonic()
+    assert pr.cmd("GET", "{v}other") is None
+    waited = time.monotonic() - t0
+    running = "done" not in state
+    t.join(120)
+    assert wa.read() == 1
+    assert rd.read() is not None
+    for c in (ls, wa, rd, pr):
+        c.close()
+    assert running, "the search ended before the probe: make it longer"
+    assert waited < one / 4, "GET of another key waited %.3fs of a %.3fs search" % (waited, one)
+
+
+def test_attributes_of_a_new_element_are_there_once_it_is_a_member(new_server):
+    """VADD ... SETATTR is one command: once VISMEMBER sees the element, its
+    attributes must be there too. The name goes into the table under the
+    shard lock, the attributes only when the insert commits; a VADD that
+    waits for its turn behind another writer (here a VSETATTR waiting for a
+    long search) leaves a window where VGETATTR answers nil for a member
+    that was added with attributes."""
+    srv = new_server(threads=4)
+    load_long(srv).close()
+    ls, wa, wb, rd = conns_on_distinct_threads(srv, 4)
+    one = search_seconds(ls)
+    assert one > 0.2, "the search is too short to measure: %.3fs" % one
+    t, state = start_long_search(ls)
+    time.sleep(one * 0.1)
+    wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":0}'))
+    time.sleep(one * 0.05)
+    wb.send(encode("VADD", "{v}set", "FP32", lvec(3), "fresh", "SETATTR", '{"n":-1}'))
+    deadline = time.monotonic() + one
+    while rd.cmd("VISMEMBER", "{v}set", "fresh") != 1:
+        assert time.monotonic() < deadline, "VADD did not reach the name table"
+    running = "done" not in state
+    attr = rd.cmd("VGETATTR", "{v}set", "fresh")
+    t.join(120)
+    assert wa.read() == 1
+    assert wb.read() == 1
+    for c in (ls, wa, wb, rd):
+        c.close()
+    assert running, "the search ended before the probe: make it longer"
+    assert attr == b'{"n":-1}', attr
