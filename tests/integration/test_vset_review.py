@@ -120,6 +120,9 @@ def test_copy_of_a_set_with_a_large_projection(new_server):
             copied = c.cmd("COPY", "big", "big2")
         except ConnectionError:
             copied = None
+            deadline = time.monotonic() + 5
+            while srv.alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
         assert srv.alive(), "COPY killed the server"
         assert copied == 1
         assert c.cmd("VCARD", "big2") == 1
@@ -165,11 +168,12 @@ def load_long(srv):
     a search that lasts, with no element matching."""
     c = conn_of(srv, timeout=120)
     filler = ",".join('"f%d":[%d,"%d"]' % (j, j, j) for j in range(PAD // 16))
-    cmds = [encode("VADD", "{v}set", "FP32", lvec(i), "e%d" % i, "SETATTR", '{%s,"n":%d}' % (filler, i))
-            for i in range(N_LONG)]
-    c.send(b"".join(cmds))
-    for _ in cmds:
-        assert c.read() == 1
+    for base in range(0, N_LONG, 50):
+        cmds = [encode("VADD", "{v}set", "FP32", lvec(i), "e%d" % i, "SETATTR", '{%s,"n":%d}' % (filler, i))
+                for i in range(base, min(base + 50, N_LONG))]
+        c.send(b"".join(cmds))
+        for _ in cmds:
+            assert c.read() == 1
     return c
 
 
@@ -234,17 +238,17 @@ def test_short_reader_behind_a_waiting_writer_does_not_hold_the_shard(new_server
     load_long(srv).close()
     ls, wa, rd, pr = conns_on_distinct_threads(srv, 4)
     one = search_seconds(ls)
-    assert one > 0.2, "the search is too short to measure: %.3fs" % one
+    assert one > 0.1, "the search is too short to measure: %.3fs" % one
     t, state = start_long_search(ls)
     time.sleep(one * 0.1)
     wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":0}'))   # waits for the exclusive lock
     time.sleep(one * 0.05)
     rd.send(encode("VGETATTR", "{v}set", "e3"))              # waits behind it, shard held
     time.sleep(one * 0.05)
+    running = "done" not in state
     t0 = time.monotonic()
     assert pr.cmd("GET", "{v}other") is None
     waited = time.monotonic() - t0
-    running = "done" not in state
     t.join(120)
     assert wa.read() == 1
     assert rd.read() is not None
@@ -258,28 +262,35 @@ def test_attributes_of_a_new_element_are_there_once_it_is_a_member(new_server):
     """VADD ... SETATTR is one command: once VISMEMBER sees the element, its
     attributes must be there too. The name goes into the table under the
     shard lock, the attributes only when the insert commits; a VADD that
-    waits for its turn behind another writer (here a VSETATTR waiting for a
-    long search) leaves a window where VGETATTR answers nil for a member
-    that was added with attributes."""
+    waits behind another writer (here a VSETATTR waiting for a long search)
+    leaves a window where VGETATTR answers nil for a member that was added
+    with attributes. The window is entered in every round; whether the
+    reader lands in it is up to the scheduler, so a few rounds are run."""
     srv = new_server(threads=4)
     load_long(srv).close()
     ls, wa, wb, rd = conns_on_distinct_threads(srv, 4)
     one = search_seconds(ls)
-    assert one > 0.2, "the search is too short to measure: %.3fs" % one
-    t, state = start_long_search(ls)
-    time.sleep(one * 0.1)
-    wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":0}'))
-    time.sleep(one * 0.05)
-    wb.send(encode("VADD", "{v}set", "FP32", lvec(3), "fresh", "SETATTR", '{"n":-1}'))
-    deadline = time.monotonic() + one
-    while rd.cmd("VISMEMBER", "{v}set", "fresh") != 1:
-        assert time.monotonic() < deadline, "VADD did not reach the name table"
-    running = "done" not in state
-    attr = rd.cmd("VGETATTR", "{v}set", "fresh")
-    t.join(120)
-    assert wa.read() == 1
-    assert wb.read() == 1
+    assert one > 0.1, "the search is too short to measure: %.3fs" % one
+    seen = []
+    for rnd in range(4):
+        name = "fresh%d" % rnd
+        t, state = start_long_search(ls)
+        time.sleep(one * 0.1)
+        wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":%d}' % rnd))
+        time.sleep(one * 0.05)
+        wb.send(encode("VADD", "{v}set", "FP32", lvec(3), name, "SETATTR", '{"n":-1}'))
+        deadline = time.monotonic() + one
+        while rd.cmd("VISMEMBER", "{v}set", name) != 1:
+            assert time.monotonic() < deadline, "VADD did not reach the name table"
+        running = "done" not in state
+        attr = rd.cmd("VGETATTR", "{v}set", name)
+        t.join(120)
+        assert wa.read() == 1
+        assert wb.read() == 1
+        assert running, "the search ended before the probe: make it longer"
+        seen.append(attr)
+        if attr != b'{"n":-1}':
+            break
     for c in (ls, wa, wb, rd):
         c.close()
-    assert running, "the search ended before the probe: make it longer"
-    assert attr == b'{"n":-1}', attr
+    assert all(a == b'{"n":-1}' for a in seen), seen
