@@ -294,3 +294,43 @@ def test_attributes_of_a_new_element_are_there_once_it_is_a_member(new_server):
     for c in (ls, wa, wb, rd):
         c.close()
     assert all(a == b'{"n":-1}' for a in seen), seen
+
+
+def test_removed_element_is_not_found_once_it_is_not_a_member(new_server):
+    """VREM takes the element out of the name table under the shard lock
+    (VISMEMBER answers 0 from then on) but out of the graph only at its
+    turn. A VSIM that comes after the VREM, in keyspace order, searches
+    the graph meanwhile and still returns the removed element when the
+    VREM waits behind another writer (a VSETATTR waiting for a long
+    search). As in the test above, a few rounds give the scheduler its
+    chances."""
+    srv = new_server(threads=4)
+    load_long(srv).close()
+    ls, wa, wb, rd = conns_on_distinct_threads(srv, 4)
+    one = search_seconds(ls)
+    assert one > 0.1, "the search is too short to measure: %.3fs" % one
+    far = f32([-1.0, -1.0, -1.0, -1.0])  # every other element starts with +1
+    seen = []
+    for rnd in range(4):
+        name = b"gone%d" % rnd
+        assert rd.cmd("VADD", "{v}set", "FP32", far, name) == 1
+        t, state = start_long_search(ls)
+        time.sleep(one * 0.1)
+        wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":%d}' % rnd))
+        time.sleep(one * 0.05)
+        wb.send(encode("VREM", "{v}set", name))
+        deadline = time.monotonic() + one
+        while rd.cmd("VISMEMBER", "{v}set", name) != 0:
+            assert time.monotonic() < deadline, "VREM did not reach the name table"
+        running = "done" not in state
+        hits = rd.cmd("VSIM", "{v}set", "FP32", far, "COUNT", 1)
+        t.join(120)
+        assert wa.read() == 1
+        assert wb.read() == 1
+        assert running, "the search ended before the probe: make it longer"
+        seen.append(hits)
+        if name in hits:
+            break
+    for c in (ls, wa, wb, rd):
+        c.close()
+    assert all(not any(h.startswith(b"gone") for h in hits) for hits in seen), seen
