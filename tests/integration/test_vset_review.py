@@ -2,6 +2,7 @@
 
 Each test here names the behaviour it checks; a failure is a bug in the
 server, not in the test (see the docstrings for what goes wrong)."""
+import select
 import struct
 import threading
 import time
@@ -225,6 +226,11 @@ def start_long_search(c):
     return t, state
 
 
+def pending(c):
+    """No reply has come back on c yet."""
+    return not c.buf and not select.select([c.sock], [], [], 0)[0]
+
+
 def test_short_reader_behind_a_waiting_writer_does_not_hold_the_shard(new_server):
     """A long VSIM searches with the set shared and no shard lock, and
     other keys of its shard are meant to be served meanwhile. But a graph
@@ -258,42 +264,80 @@ def test_short_reader_behind_a_waiting_writer_does_not_hold_the_shard(new_server
     assert waited < one / 4, "GET of another key waited %.3fs of a %.3fs search" % (waited, one)
 
 
+PROBES = 3
+
+
+def in_flight_rounds(srv, setup, probe, check, rounds=10, budget=14.0):
+    """Rounds of: a long search; an update (VADD of e0) that waits for the
+    exclusive lock behind it; then setup(i) sends the writer under test, which waits
+    for its turn behind the VSETATTR, and returns what shows that it went
+    through the name table (a command and its answer); setup runs before
+    the search starts, so what it does itself is not held up. Then PROBES
+    connections each send probe(i) at once. Whether a probe reads the
+    graph before the writer under test commits is up to the scheduler, so
+    rounds go on (up to `rounds`, within `budget` seconds) until one
+    sees the bug; returns every round's probe answers, each one checked
+    by check(i, answer) -> bool."""
+    load_long(srv).close()
+    ls, wa, wb, rd, *probes = conns_on_distinct_threads(srv, 4 + PROBES)
+    one = search_seconds(ls)
+    assert one > 0.1, "the search is too short to measure: %.3fs" % one
+    seen = []
+    end = time.monotonic() + budget
+    for rnd in range(rounds * 2):
+        (cmd, want), writer_cmd = setup(rnd, rd)
+        t, state = start_long_search(ls)
+        time.sleep(one * 0.1)
+        # The blocker: an update of e0 with the widest candidate search. Its
+        # first step (unlinking the old node) waits for the search; its
+        # second (finding candidates) then runs with the turn held and the
+        # set not locked: the writer under test waits its turn meanwhile.
+        wa.send(encode("VADD", "{v}set", "FP32", lvec(rnd), "e0", "EF", 1000000))
+        time.sleep(one * 0.05)
+        wb.send(encode(*writer_cmd))
+        deadline = time.monotonic() + one
+        while rd.cmd(*cmd) != want:
+            assert time.monotonic() < deadline, "the writer did not reach the name table"
+        # The round counts only if the update is still held up by the
+        # search (so the writer under test waits behind it).
+        valid = "done" not in state and pending(wa) and pending(wb)
+        for p in probes:
+            p.send(encode(*probe(rnd)))
+        answers = [p.read() for p in probes]
+        t.join(120)
+        assert wa.read() == 0
+        assert wb.read() == 1
+        if valid:
+            seen.append(answers)
+            if not all(check(rnd, a) for a in answers):
+                break
+        if len(seen) >= rounds or time.monotonic() > end:
+            break
+    assert seen, "no round had the writers held up by the search: make it longer"
+    for c in [ls, wa, wb, rd] + probes:
+        c.close()
+    return seen
+
+
 def test_attributes_of_a_new_element_are_there_once_it_is_a_member(new_server):
     """VADD ... SETATTR is one command: once VISMEMBER sees the element, its
     attributes must be there too. The name goes into the table under the
     shard lock, the attributes only when the insert commits; a VADD that
     waits behind another writer (here a VSETATTR waiting for a long search)
     leaves a window where VGETATTR answers nil for a member that was added
-    with attributes. The window is entered in every round; whether the
-    reader lands in it is up to the scheduler, so a few rounds are run."""
-    srv = new_server(threads=4)
-    load_long(srv).close()
-    ls, wa, wb, rd = conns_on_distinct_threads(srv, 4)
-    one = search_seconds(ls)
-    assert one > 0.1, "the search is too short to measure: %.3fs" % one
-    seen = []
-    for rnd in range(4):
-        name = "fresh%d" % rnd
-        t, state = start_long_search(ls)
-        time.sleep(one * 0.1)
-        wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":%d}' % rnd))
-        time.sleep(one * 0.05)
-        wb.send(encode("VADD", "{v}set", "FP32", lvec(3), name, "SETATTR", '{"n":-1}'))
-        deadline = time.monotonic() + one
-        while rd.cmd("VISMEMBER", "{v}set", name) != 1:
-            assert time.monotonic() < deadline, "VADD did not reach the name table"
-        running = "done" not in state
-        attr = rd.cmd("VGETATTR", "{v}set", name)
-        t.join(120)
-        assert wa.read() == 1
-        assert wb.read() == 1
-        assert running, "the search ended before the probe: make it longer"
-        seen.append(attr)
-        if attr != b'{"n":-1}':
-            break
-    for c in (ls, wa, wb, rd):
-        c.close()
-    assert all(a == b'{"n":-1}' for a in seen), seen
+    with attributes. The writer ahead of it here is an update of another
+    element, held up by a long search."""
+    srv = new_server(threads=4 + PROBES)
+
+    def setup(i, rd):
+        name = "fresh%d" % i
+        return (("VISMEMBER", "{v}set", name), 1), ("VADD", "{v}set", "FP32", lvec(3), name, "SETATTR", '{"n":-1}')
+
+    def check(i, a):
+        return a == b'{"n":-1}'
+
+    seen = in_flight_rounds(srv, setup, lambda i: ("VGETATTR", "{v}set", "fresh%d" % i), check)
+    assert all(check(i, a) for i, answers in enumerate(seen) for a in answers), seen
 
 
 def test_removed_element_is_not_found_once_it_is_not_a_member(new_server):
@@ -301,36 +345,22 @@ def test_removed_element_is_not_found_once_it_is_not_a_member(new_server):
     (VISMEMBER answers 0 from then on) but out of the graph only at its
     turn. A VSIM that comes after the VREM, in keyspace order, searches
     the graph meanwhile and still returns the removed element when the
-    VREM waits behind another writer (a VSETATTR waiting for a long
-    search). As in the test above, a few rounds give the scheduler its
-    chances."""
-    srv = new_server(threads=4)
-    load_long(srv).close()
-    ls, wa, wb, rd = conns_on_distinct_threads(srv, 4)
-    one = search_seconds(ls)
-    assert one > 0.1, "the search is too short to measure: %.3fs" % one
-    far = f32([-1.0, -1.0, -1.0, -1.0])  # every other element starts with +1
-    seen = []
-    for rnd in range(4):
-        name = b"gone%d" % rnd
-        assert rd.cmd("VADD", "{v}set", "FP32", far, name) == 1
-        t, state = start_long_search(ls)
-        time.sleep(one * 0.1)
-        wa.send(encode("VSETATTR", "{v}set", "e0", '{"n":%d}' % rnd))
-        time.sleep(one * 0.05)
-        wb.send(encode("VREM", "{v}set", name))
-        deadline = time.monotonic() + one
-        while rd.cmd("VISMEMBER", "{v}set", name) != 0:
-            assert time.monotonic() < deadline, "VREM did not reach the name table"
-        running = "done" not in state
-        hits = rd.cmd("VSIM", "{v}set", "FP32", far, "COUNT", 1)
-        t.join(120)
-        assert wa.read() == 1
-        assert wb.read() == 1
-        assert running, "the search ended before the probe: make it longer"
-        seen.append(hits)
-        if name in hits:
-            break
-    for c in (ls, wa, wb, rd):
-        c.close()
-    assert all(not any(h.startswith(b"gone") for h in hits) for hits in seen), seen
+    VREM waits behind another writer (an update held up by a long
+    search)."""
+    srv = new_server(threads=4 + PROBES)
+
+    def far(i):
+        # Every element of the long set starts with +1: this one is nearest
+        # to itself by far.
+        return f32([-1.0, -1.0, -1.0, -1.0 - i])
+
+    def setup(i, rd):
+        name = "gone%d" % i
+        assert rd.cmd("VADD", "{v}set", "FP32", far(i), name) == 1
+        return (("VISMEMBER", "{v}set", name), 0), ("VREM", "{v}set", name)
+
+    def check(i, hits):
+        return b"gone%d" % i not in hits
+
+    seen = in_flight_rounds(srv, setup, lambda i: ("VSIM", "{v}set", "FP32", far(i), "COUNT", 1, "TRUTH"), check)
+    assert all(check(i, a) for i, answers in enumerate(seen) for a in answers), seen
