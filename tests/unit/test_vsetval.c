@@ -242,11 +242,51 @@ static void test_reduce(void) {
     vset_unref(vs2);
 }
 
+/* A set is projected exactly when its stored dimension differs from its
+ * input dimension: vset_project, VSIM, VADD's checks and vset_save all
+ * read vs->proj to tell. A REDUCE whose matrix hnsw_proj_new refuses
+ * (more than 2^31 entries) must not leave a set with dim != in_dim and no
+ * projection; such a set's own serialised form is refused by vset_load
+ * (which COPY treats as a bug and aborts on). */
+static void test_reduce_beyond_the_matrix_limit(void) {
+    struct vset *vs = vset_new(65536, 32769, HNSW_QUANT_Q8, 16);
+    CHECK((vs->proj != NULL) == (vs->dim != vs->in_dim));
+    struct hk_buf b = {0};
+    vset_save(vs, &b);
+    char err[128];
+    struct vset *back = vset_load(b.p, b.len, err, sizeof(err));
+    CHECK(back != NULL);
+    if (back) vset_unref(back);
+    hk_free(b.p);
+    vset_unref(vs);
+}
+
+/* A header that claims a projection the loader cannot build (the same
+ * matrix limit) must be refused, not read into a set with no projection
+ * whose dimensions disagree. */
+static void test_corrupt_header_claims_an_impossible_projection(void) {
+    struct vset *vs = vset_new(32769, 0, HNSW_QUANT_Q8, 16);
+    struct hk_buf b = {0};
+    vset_save(vs, &b);
+    vset_unref(vs);
+    /* magic (4), version, quant, has_proj, then in_dim (little endian). */
+    b.p[6] = 1;
+    uint32_t in = 65536;
+    for (int i = 0; i < 4; i++) b.p[7 + i] = (char)(in >> (8 * i));
+    char err[128];
+    struct vset *x = vset_load(b.p, b.len, err, sizeof(err));
+    CHECK(x == NULL || x->proj != NULL);
+    if (x) vset_unref(x);
+    hk_free(b.p);
+}
+
 int main(void) {
     TEST_RUN(test_names_and_changes);
     TEST_RUN(test_tickets_apply_in_order);
     TEST_RUN(test_serialised_form_round_trip);
     TEST_RUN(test_corrupt_serialised_form);
     TEST_RUN(test_reduce);
+    TEST_RUN(test_reduce_beyond_the_matrix_limit);
+    TEST_RUN(test_corrupt_header_claims_an_impossible_projection);
     return TEST_REPORT();
 }
