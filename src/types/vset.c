@@ -163,6 +163,7 @@ static struct vset *vset_alloc(uint32_t in_dim, uint32_t dim, enum hnsw_quant qu
 
 struct vset *vset_new(uint32_t in_dim, uint32_t reduce_dim, enum hnsw_quant quant, uint32_t M) {
     uint32_t dim = reduce_dim ? reduce_dim : in_dim;
+    if (reduce_dim && (reduce_dim > in_dim || (uint64_t)in_dim * reduce_dim > VSET_MAX_PROJ)) return NULL;
     struct vset *vs = vset_alloc(in_dim, dim, quant, M);
     vs->g = hnsw_new(dim, quant, M);
     if (reduce_dim) vs->proj = hnsw_proj_new(in_dim, reduce_dim, VSET_PROJ_SEED);

@@ -96,7 +96,9 @@ struct vset {
 extern const struct type_ops vset_type_ops;
 
 /* A new empty set for vectors of in_dim components, stored with
- * reduce_dim (0: no projection) components. One reference. */
+ * reduce_dim (0: no projection) components. One reference. NULL for a
+ * projection past VSET_MAX_PROJ or to more dimensions than in_dim (VADD
+ * refuses those first). */
 struct vset *vset_new(uint32_t in_dim, uint32_t reduce_dim, enum hnsw_quant quant, uint32_t M);
 static inline void vset_ref(struct vset *vs) { atomic_fetch_add_explicit(&vs->refs, 1, memory_order_relaxed); }
 /* Drop a reference; the last one frees the set and its elements. */

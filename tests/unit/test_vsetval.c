@@ -242,15 +242,16 @@ static void test_reduce(void) {
     vset_unref(vs2);
 }
 
-/* A set is projected exactly when its stored dimension differs from its
- * input dimension: vset_project, VSIM, VADD's checks and vset_save all
- * read vs->proj to tell. A REDUCE whose matrix hnsw_proj_new refuses
- * (more than 2^31 entries) must not leave a set with dim != in_dim and no
- * projection; such a set's own serialised form is refused by vset_load
- * (which COPY treats as a bug and aborts on). */
+/* A set is projected exactly when it was made with REDUCE: vset_project,
+ * VSIM, VADD's checks and vset_save all read vs->proj to tell. A REDUCE
+ * whose matrix is past VSET_MAX_PROJ makes no set at all (VADD refuses it
+ * first), rather than a set with dim != in_dim and no projection, whose
+ * own serialised form vset_load would refuse. One at the limit is whole. */
 static void test_reduce_beyond_the_matrix_limit(void) {
-    struct vset *vs = vset_new(65536, 32769, HNSW_QUANT_Q8, 16);
-    CHECK((vs->proj != NULL) == (vs->dim != vs->in_dim));
+    CHECK(vset_new(65536, 32769, HNSW_QUANT_Q8, 16) == NULL);
+    CHECK(vset_new(8, 9, HNSW_QUANT_Q8, 16) == NULL);
+    struct vset *vs = vset_new(8192, 8192, HNSW_QUANT_Q8, 16);
+    CHECK(vs != NULL && vs->proj != NULL);
     struct hk_buf b = {0};
     vset_save(vs, &b);
     char err[128];
