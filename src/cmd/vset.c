@@ -3,7 +3,7 @@
  *
  * Replies, errors and their order follow Redis 8's vector-set module. The
  * value (name table, graph, locks) is src/types/vset.h; read it for the
- * two locks. What this file adds is where each command does its work:
+ * locks. What this file adds is where each command does its work:
  *
  *   - under the key's shard lock, every command parses, checks the type,
  *     and decides membership (VADD's 1 or 0, VREM's answer, the key's

@@ -1,33 +1,38 @@
 /* vset.h - the vector set value: named elements, each a vector in an HNSW
  * graph (core/hnsw.h) with optional JSON attributes.
  *
- * Two locks guard a set, so that a search never holds the key's shard and
- * an insert never stalls searches for its whole length:
+ * Three locks guard a set, so that a search never holds the key's shard
+ * and an insert never stalls searches for its whole length:
  *
  *   - the key's shard lock (like every value) guards the name table: which
  *     elements exist, so VCARD, VISMEMBER, VREM's answer and the key's
  *     deletion when it empties are decided under it, in keyspace order;
  *   - the set's reader-writer lock `rw` guards the graph and everything
- *     the search reads (each element's node id and attributes, nattr).
- *     Searches and reads hold it shared; a writer holds it exclusive only
- *     to link or unlink its prepared change, never for its search.
+ *     a search reads (each element's node id and attributes). Searches
+ *     hold it shared; a writer holds it exclusive only to link or unlink
+ *     its prepared change, never for its search;
+ *   - `cmu`, which a writer takes only while holding `rw` exclusive, for
+ *     its commit. The short reads done under the shard lock take `cmu`
+ *     alone: they wait for a commit at most, never behind a writer that
+ *     waits for a search (which would hold the whole shard meanwhile).
  *
  * Writers are ordered by tickets. A command that changes the graph takes
  * a ticket under the shard lock (vset_ticket), so tickets follow keyspace
  * order (and the journal's), then does its expensive part after the shard
  * is released: an insert prepares its neighbour candidates with `rw`
  * shared (several inserts prepare in parallel), waits for its turn
- * (vset_turn_wait), links itself in with `rw` exclusive, and passes the
- * turn on (vset_turn_done). Until its insert commits, a new element is in
- * the name table with id HNSW_NONE; a reader that needs its vector waits
- * for the writers in flight (vset_quiesce), which takes no shard lock, so
- * it cannot deadlock.
+ * (vset_turn_wait), commits, and passes the turn on (vset_turn_done).
+ * Until its insert commits, a new element is in the name table with id
+ * HNSW_NONE (and already its attributes); a reader that needs its vector
+ * waits for the writers in flight (vset_quiesce), which take no shard
+ * lock, so it cannot deadlock. A removed element is marked `gone` with
+ * its name-table removal, and searches skip it until its node is gone.
  *
  * The set is reference counted: the key holds one reference, and every
  * command still working on it after the shard is released holds another,
  * so a DEL, FLUSHALL or overwrite in the meantime frees it only when the
- * last one is done. Lock order: shard lock, then rw; the ticket mutex is
- * a leaf. */
+ * last one is done. Lock order: shard lock, then cmu; rw (exclusive),
+ * then cmu; the ticket mutex is a leaf. */
 #ifndef HK_VSET_H
 #define HK_VSET_H
 
