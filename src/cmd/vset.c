@@ -277,6 +277,9 @@ void cmd_vadd(struct cmd_ctx *c) {
             err = "ERR invalid option after element";
         }
     }
+    /* Names and attributes are stored with 32-bit lengths. */
+    if (!err && (c->argv[elem_at].len >= UINT32_MAX || (attr && attr->len >= UINT32_MAX)))
+        err = "ERR string exceeds maximum allowed size";
     if (err) {
         hk_free(va.v);
         reply_error(c, err);
@@ -360,6 +363,10 @@ void cmd_vrem(struct cmd_ctx *c) {
 
 /* VSETATTR key element json: "" removes the attributes. */
 void cmd_vsetattr(struct cmd_ctx *c) {
+    if (c->argv[3].len >= UINT32_MAX) {
+        reply_error(c, "ERR string exceeds maximum allowed size");
+        return;
+    }
     struct keyref k;
     struct vset *vs;
     struct velem *el = lookup_elem(c, 1, &k, &vs);
