@@ -174,7 +174,7 @@ struct hnsw *hnsw_load(const void *p, size_t len, char *err, size_t errsize);
  * 1/sqrt(in_dim)); other seeds flip column signs deterministically. */
 
 struct hnsw_proj;
-/* A fixed random projection from in_dim to out_dim dimensions (out_dim <
+/* A fixed random projection from in_dim to out_dim dimensions (out_dim <=
  * in_dim): the same (in_dim, out_dim, seed) always gives the same matrix. */
 struct hnsw_proj *hnsw_proj_new(uint32_t in_dim, uint32_t out_dim, uint64_t seed);
 void hnsw_proj_free(struct hnsw_proj *p);
