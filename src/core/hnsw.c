@@ -47,6 +47,13 @@
  * node first): 64 covers every link at M <= 32. Fewer is cheaper (4 or 8
  * cost a point or two of recall after deleting half a graph). */
 #define REPAIR_HOPS 64u
+/* A repair's heuristic looks at the nearest REPAIR_POOL lists' worth of
+ * candidates (the rest only top the list up): the heuristic's cost grows
+ * with the candidates it rejects, and far ones are rarely kept. */
+#define REPAIR_POOL 16u
+/* The beam of a delete's search for the lists holding the deleted node, in
+ * lists' worth at the level (2 * 2M at level 0). */
+#define DEL_EF 4u
 
 struct rec_hdr {
     uint32_t meta;
@@ -72,6 +79,7 @@ struct hnsw {
     uint32_t nfree, freecap;
     uint64_t del_epoch; /* bumped by every delete */
     uint64_t wseq;      /* bumped by every write that changes links */
+    uint64_t del_scans; /* deletes whose plan scanned every list */
     size_t mem, nallocs;
     const struct vd_kernels *k;
 };
@@ -99,6 +107,7 @@ struct hnsw_searcher {
 struct del_plan {
     uint64_t wseq;
     uint32_t new_entry;
+    uint32_t scanned; /* the plan needed the full scan */
     uint32_t nwords, capwords;
     uint32_t *words;
 };
@@ -337,6 +346,7 @@ uint32_t hnsw_entry(const struct hnsw *h) { return h->count ? h->entry : HNSW_NO
 size_t hnsw_memory(const struct hnsw *h) { return h->mem; }
 size_t hnsw_free_effort(const struct hnsw *h) { return h->nallocs; }
 size_t hnsw_vec_bytes(const struct hnsw *h) { return h->vbytes; }
+uint64_t hnsw_delete_scans(const struct hnsw *h) { return h->del_scans; }
 
 int hnsw_live(const struct hnsw *h, uint32_t id) { return id < h->bound && (hdr(h, id)->meta & META_LIVE) != 0; }
 
@@ -1007,7 +1017,8 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     }
     hits_sort(c, n);
     struct hnsw_hit *out = s->tmp + n;
-    uint32_t k = select_heuristic(h, c, n, mx, out);
+    uint32_t pool = REPAIR_POOL * mx < n ? REPAIR_POOL * mx : n;
+    uint32_t k = select_heuristic(h, c, pool, mx, out);
     if (k < mx) {
         /* Top up from the nearest candidates the heuristic passed over. */
         vis_begin(s, h->bound);
@@ -1021,51 +1032,64 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     for (uint32_t j = 0; j < k; j++) plan_push(p, out[j].id);
 }
 
-/* Repairs for the nodes linking to d at `l` or below, looked for among
- * d's neighbours and theirs at each of its levels (links are directed, but
- * a node that points to d is almost always that near). Returns how many
- * lists were found to hold d; with d's in-degree that tells the caller
- * whether any is still missing. */
+/* Record that x's list at level l holds d (s->pairs, *found). */
+static inline void pair_add(struct hnsw_searcher *s, uint32_t *found, uint32_t x, uint32_t l) {
+    s->pairs = grow(s->pairs, &s->paircap, 2 * (*found + 1), sizeof(uint32_t));
+    s->pairs[2 * *found] = x;
+    s->pairs[2 * *found + 1] = l;
+    (*found)++;
+}
+
+static inline int list_holds(const struct hnsw *h, uint32_t x, uint32_t l, uint32_t d) {
+    uint32_t n;
+    const uint32_t *lk = list_at(h, x, l, &n);
+    for (uint32_t j = 0; j < n; j++)
+        if (lk[j] == d) return 1;
+    return 0;
+}
+
+/* The lists holding d, looked for where they must be: a node that chose d
+ * as a neighbour is near d, so a beam search for d's own vector (DEL_EF
+ * lists' worth at each of d's levels) visits it. Every node the search
+ * visits has its list at that level checked; d's out-links come first (d
+ * is its own nearest). Then the repairs, only when the lists found account
+ * for d's whole in-degree, so that a miss (then a full scan) wastes no
+ * repair work. Returns how many lists were found. Read-only on h. */
 static uint32_t plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
-    uint32_t ld = rlevel(hdr(h, d)), found = 0, n = 0;
-    vis_begin(s, h->bound);
-    s->vis[d] = s->tag;
-    for (uint32_t l = 0; l <= ld; l++) {
-        uint32_t nd;
-        const uint32_t *lk = list_at(h, d, l, &nd);
-        for (uint32_t j = 0; j < nd; j++) {
-            uint32_t n2;
-            const uint32_t *l2 = list_at(h, lk[j], l, &n2);
-            s->batch_id = grow(s->batch_id, &s->batchidcap, n + 1 + n2, sizeof(uint32_t));
-            if (s->vis[lk[j]] != s->tag) {
-                s->vis[lk[j]] = s->tag;
-                s->batch_id[n++] = lk[j];
-            }
-            for (uint32_t t = 0; t < n2; t++) {
-                if (s->vis[l2[t]] == s->tag) continue;
-                s->vis[l2[t]] = s->tag;
-                s->batch_id[n++] = l2[t];
-            }
-        }
-    }
-    /* Find the lists first; repair only when they are all accounted for,
-     * so that a miss (then a full scan) wastes no repair work. */
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t x = s->batch_id[i], lx = rlevel(hdr(h, x));
-        uint32_t top = lx < ld ? lx : ld;
-        for (uint32_t l = 0; l <= top; l++) {
-            uint32_t c;
-            const uint32_t *lk = list_at(h, x, l, &c);
-            for (uint32_t j = 0; j < c; j++) {
-                if (lk[j] == d) {
-                    s->pairs = grow(s->pairs, &s->paircap, 2 * (found + 1), sizeof(uint32_t));
-                    s->pairs[2 * found] = x;
-                    s->pairs[2 * found + 1] = l;
-                    found++;
-                    break;
+    uint32_t ld = rlevel(hdr(h, d)), found = 0;
+    const char *rd = rec(h, d);
+    const void *qv = rd + h->vec_off;
+    float qr = rrange(h, rd) / 127;
+    for (uint32_t l = ld + 1; l-- > 0;) {
+        uint32_t ef = DEL_EF * max_links(h, l);
+        /* From d itself: it has every level up to ld and is the nearest
+         * node to its own vector. */
+        vis_begin(s, h->bound);
+        uint16_t *vis = s->vis, tag = s->tag;
+        s->nc = s->nr = 0;
+        vis[d] = tag;
+        cand_push(s, d, 0);
+        res_push(s, d, 0);
+        while (s->nc) {
+            struct hnsw_hit c = s->cand[0];
+            if (c.dist > s->res[0].dist && s->nr >= ef) break;
+            cand_pop(s);
+            uint32_t n;
+            const uint32_t *lk = list_at(h, c.id, l, &n);
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t nb = lk[j];
+                if (vis[nb] == tag) continue;
+                vis[nb] = tag;
+                if (list_holds(h, nb, l, d)) pair_add(s, &found, nb, l);
+                float dist = dist_q(h, qv, qr, rec(h, nb));
+                if (s->nr < ef || dist < s->res[0].dist) {
+                    cand_push(s, nb, dist);
+                    res_push(s, nb, dist);
+                    if (s->nr > ef) res_pop(s);
                 }
             }
         }
+        s->nr = s->nc = 0;
     }
     if (found == hdr(h, d)->indeg)
         for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
@@ -1076,6 +1100,7 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
     p->nwords = 0;
     p->wseq = h->wseq;
     p->new_entry = HNSW_NONE;
+    p->scanned = 0;
     uint32_t ld = rlevel(hdr(h, d)), best = 0;
     uint32_t indeg = hdr(h, d)->indeg;
     /* The neighbourhood first; a scan of the whole graph only when that
@@ -1087,6 +1112,7 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
     }
     /* Links are directed, so the nodes that point to d are found by a scan
      * of every list up to d's level. */
+    p->scanned = 1;
     for (uint32_t x = 0; x < h->bound; x++) {
         if (x == d) continue;
         const struct rec_hdr *rh = hdr(h, x);
@@ -1162,6 +1188,7 @@ void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
     rh->value = NULL;
     h->count--;
     h->del_epoch++;
+    h->del_scans += p->scanned;
     h->wseq++;
     if (h->count == 0) {
         /* Start over: ids from 0 again, the records stay allocated. */
