@@ -44,9 +44,9 @@
 #define EF_DEFAULT 200u
 #define INDEG_MAX 0xffffu
 /* How many of d's links a repair looks through (nearest to the repaired
- * node first): 64 covers every link at M <= 32. Fewer is cheaper (4 or 8
- * cost a point or two of recall after deleting half a graph). */
-#define REPAIR_HOPS 64u
+ * node first). 16 keeps the recall after deleting half a graph of all 32
+ * (M=16) and costs half as many distances; 8 costs a point or more. */
+#define REPAIR_HOPS 16u
 /* A repair's heuristic looks at the nearest REPAIR_POOL lists' worth of
  * candidates (the rest only top the list up): the heuristic's cost grows
  * with the candidates it rejects, and far ones are rarely kept. */
@@ -522,6 +522,31 @@ static void hits_sort(struct hnsw_hit *a, uint32_t n) {
     if (n < 2) return;
     for (uint32_t i = n / 2; i-- > 0;) sift_down(a, i, n);
     for (uint32_t end = n - 1; end > 0; end--) {
+        struct hnsw_hit t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+/* Move the k nearest of a[0..n) (ties by id) to a[0..k), ascending; the
+ * order of the rest is unspecified. A max-heap of the k best so far: most
+ * of the others cost one comparison. */
+static void hits_nearest(struct hnsw_hit *a, uint32_t n, uint32_t k) {
+    if (k >= n) {
+        hits_sort(a, n);
+        return;
+    }
+    if (k == 0) return;
+    for (uint32_t i = k / 2; i-- > 0;) sift_down(a, i, k);
+    for (uint32_t j = k; j < n; j++) {
+        if (!hit_after(&a[0], a[j].dist, a[j].id)) continue;
+        struct hnsw_hit t = a[0];
+        a[0] = a[j];
+        a[j] = t;
+        sift_down(a, 0, k);
+    }
+    for (uint32_t end = k - 1; end > 0; end--) {
         struct hnsw_hit t = a[0];
         a[0] = a[end];
         a[end] = t;
@@ -1015,15 +1040,17 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
             if (hops > REPAIR_HOPS) hops = REPAIR_HOPS;
         }
     }
-    hits_sort(c, n);
+    /* Only the nearest `pool` need an order: the heuristic looks at no
+     * others, and the top-up (fewer than mx) finds enough among them. */
     struct hnsw_hit *out = s->tmp + n;
     uint32_t pool = REPAIR_POOL * mx < n ? REPAIR_POOL * mx : n;
+    hits_nearest(c, n, pool);
     uint32_t k = select_heuristic(h, c, pool, mx, out);
     if (k < mx) {
         /* Top up from the nearest candidates the heuristic passed over. */
         vis_begin(s, h->bound);
         for (uint32_t j = 0; j < k; j++) s->vis[out[j].id] = s->tag;
-        for (uint32_t j = 0; j < n && k < mx; j++)
+        for (uint32_t j = 0; j < pool && k < mx; j++)
             if (s->vis[c[j].id] != s->tag) out[k++] = c[j];
     }
     plan_push(p, x);
@@ -1111,9 +1138,11 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
         p->nwords = 0;
     }
     /* Links are directed, so the nodes that point to d are found by a scan
-     * of every list up to d's level. */
+     * of the lists up to d's level: to the end when the entry point goes,
+     * else until they account for d's in-degree. */
     p->scanned = 1;
-    for (uint32_t x = 0; x < h->bound; x++) {
+    uint32_t found = 0, want = h->entry == d || indeg == INDEG_MAX ? UINT32_MAX : indeg;
+    for (uint32_t x = 0; x < h->bound && found < want; x++) {
         if (x == d) continue;
         const struct rec_hdr *rh = hdr(h, x);
         if (!(rh->meta & META_LIVE)) continue;
@@ -1123,17 +1152,10 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
             best = lx;
         }
         uint32_t top = lx < ld ? lx : ld;
-        for (uint32_t l = 0; l <= top; l++) {
-            uint32_t n;
-            const uint32_t *lk = list_at(h, x, l, &n);
-            for (uint32_t j = 0; j < n; j++) {
-                if (lk[j] == d) {
-                    plan_repair(h, s, p, x, d, l);
-                    break;
-                }
-            }
-        }
+        for (uint32_t l = 0; l <= top; l++)
+            if (list_holds(h, x, l, d)) pair_add(s, &found, x, l);
     }
+    for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
 }
 
 void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t id, struct hnsw_delete *del) {
