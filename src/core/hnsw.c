@@ -51,9 +51,13 @@
  * candidates (the rest only top the list up): the heuristic's cost grows
  * with the candidates it rejects, and far ones are rarely kept. */
 #define REPAIR_POOL 16u
-/* The beam of a delete's search for the lists holding the deleted node, in
- * lists' worth at the level (2 * 2M at level 0). */
-#define DEL_EF 4u
+/* The beams of a delete's searches for the lists holding the deleted node,
+ * in lists' worth at the level: the first is 4 (128 at level 0 with M=16);
+ * while lists are missing, the search runs again 4 times as wide, up to
+ * DEL_EF_MAX, before the whole graph is scanned. */
+#define DEL_EF_FIRST 4u
+#define DEL_EF_GROW 4u
+#define DEL_EF_MAX 64u
 
 struct rec_hdr {
     uint32_t meta;
@@ -1076,21 +1080,18 @@ static inline int list_holds(const struct hnsw *h, uint32_t x, uint32_t l, uint3
 }
 
 /* The lists holding d, looked for where they must be: a node that chose d
- * as a neighbour is near d, so a beam search for d's own vector (DEL_EF
- * lists' worth at each of d's levels) visits it. Every node the search
- * visits has its list at that level checked; d's out-links come first (d
- * is its own nearest). Then the repairs, only when the lists found account
- * for d's whole in-degree, so that a miss (then a full scan) wastes no
- * repair work. Returns how many lists were found. Read-only on h. */
-static uint32_t plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
+ * as a neighbour is near d, so a beam search for d's own vector (from d, at
+ * each of its levels, a beam of `mult` lists' worth) visits it. Every node
+ * the search visits has its list at that level checked; d's out-links come
+ * first (d is its own nearest). Returns how many lists were found, listed
+ * in s->pairs. Read-only on h. */
+static uint32_t find_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, uint32_t mult) {
     uint32_t ld = rlevel(hdr(h, d)), found = 0;
     const char *rd = rec(h, d);
     const void *qv = rd + h->vec_off;
     float qr = rrange(h, rd) / 127;
     for (uint32_t l = ld + 1; l-- > 0;) {
-        uint32_t ef = DEL_EF * max_links(h, l);
-        /* From d itself: it has every level up to ld and is the nearest
-         * node to its own vector. */
+        uint32_t ef = mult * max_links(h, l);
         vis_begin(s, h->bound);
         uint16_t *vis = s->vis, tag = s->tag;
         s->nc = s->nr = 0;
@@ -1118,9 +1119,23 @@ static uint32_t plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_
         }
         s->nr = s->nc = 0;
     }
-    if (found == hdr(h, d)->indeg)
-        for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
     return found;
+}
+
+/* Repairs for the lists holding d when searches near d find them all (the
+ * beam widens while some are missing); returns 0, with nothing planned,
+ * when even the widest search left some out. Repairs start only once the
+ * lists are all accounted for, so a miss wastes no repair work. */
+static int plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
+    uint32_t indeg = hdr(h, d)->indeg;
+    for (uint32_t mult = DEL_EF_FIRST; mult <= DEL_EF_MAX; mult *= DEL_EF_GROW) {
+        uint32_t found = find_near(h, s, d, mult);
+        if (found == indeg) {
+            for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
@@ -1134,8 +1149,7 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
      * did not account for every list holding d (or the entry point goes,
      * which needs the highest node). */
     if (h->entry != d && indeg != INDEG_MAX) {
-        if (plan_near(h, s, d, p) == indeg) return;
-        p->nwords = 0;
+        if (plan_near(h, s, d, p)) return;
     }
     /* Links are directed, so the nodes that point to d are found by a scan
      * of the lists up to d's level: to the end when the entry point goes,
