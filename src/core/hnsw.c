@@ -44,9 +44,20 @@
 #define EF_DEFAULT 200u
 #define INDEG_MAX 0xffffu
 /* How many of d's links a repair looks through (nearest to the repaired
- * node first): 64 covers every link at M <= 32. Fewer is cheaper (4 or 8
- * cost a point or two of recall after deleting half a graph). */
-#define REPAIR_HOPS 64u
+ * node first). 16 keeps the recall after deleting half a graph of all 32
+ * (M=16) and costs half as many distances; 8 costs a point or more. */
+#define REPAIR_HOPS 16u
+/* A repair's heuristic looks at the nearest REPAIR_POOL lists' worth of
+ * candidates (the rest only top the list up): the heuristic's cost grows
+ * with the candidates it rejects, and far ones are rarely kept. */
+#define REPAIR_POOL 16u
+/* The beams of a delete's searches for the lists holding the deleted node,
+ * in lists' worth at the level: the first is 4 (128 at level 0 with M=16);
+ * while lists are missing, the search runs again 4 times as wide, up to
+ * DEL_EF_MAX, before the whole graph is scanned. */
+#define DEL_EF_FIRST 4u
+#define DEL_EF_GROW 4u
+#define DEL_EF_MAX 64u
 
 struct rec_hdr {
     uint32_t meta;
@@ -72,6 +83,7 @@ struct hnsw {
     uint32_t nfree, freecap;
     uint64_t del_epoch; /* bumped by every delete */
     uint64_t wseq;      /* bumped by every write that changes links */
+    uint64_t del_scans; /* deletes whose plan scanned every list */
     size_t mem, nallocs;
     const struct vd_kernels *k;
 };
@@ -99,6 +111,7 @@ struct hnsw_searcher {
 struct del_plan {
     uint64_t wseq;
     uint32_t new_entry;
+    uint32_t scanned; /* the plan needed the full scan */
     uint32_t nwords, capwords;
     uint32_t *words;
 };
@@ -337,6 +350,7 @@ uint32_t hnsw_entry(const struct hnsw *h) { return h->count ? h->entry : HNSW_NO
 size_t hnsw_memory(const struct hnsw *h) { return h->mem; }
 size_t hnsw_free_effort(const struct hnsw *h) { return h->nallocs; }
 size_t hnsw_vec_bytes(const struct hnsw *h) { return h->vbytes; }
+uint64_t hnsw_delete_scans(const struct hnsw *h) { return h->del_scans; }
 
 int hnsw_live(const struct hnsw *h, uint32_t id) { return id < h->bound && (hdr(h, id)->meta & META_LIVE) != 0; }
 
@@ -512,6 +526,31 @@ static void hits_sort(struct hnsw_hit *a, uint32_t n) {
     if (n < 2) return;
     for (uint32_t i = n / 2; i-- > 0;) sift_down(a, i, n);
     for (uint32_t end = n - 1; end > 0; end--) {
+        struct hnsw_hit t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+/* Move the k nearest of a[0..n) (ties by id) to a[0..k), ascending; the
+ * order of the rest is unspecified. A max-heap of the k best so far: most
+ * of the others cost one comparison. */
+static void hits_nearest(struct hnsw_hit *a, uint32_t n, uint32_t k) {
+    if (k >= n) {
+        hits_sort(a, n);
+        return;
+    }
+    if (k == 0) return;
+    for (uint32_t i = k / 2; i-- > 0;) sift_down(a, i, k);
+    for (uint32_t j = k; j < n; j++) {
+        if (!hit_after(&a[0], a[j].dist, a[j].id)) continue;
+        struct hnsw_hit t = a[0];
+        a[0] = a[j];
+        a[j] = t;
+        sift_down(a, 0, k);
+    }
+    for (uint32_t end = k - 1; end > 0; end--) {
         struct hnsw_hit t = a[0];
         a[0] = a[end];
         a[end] = t;
@@ -1005,14 +1044,17 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
             if (hops > REPAIR_HOPS) hops = REPAIR_HOPS;
         }
     }
-    hits_sort(c, n);
+    /* Only the nearest `pool` need an order: the heuristic looks at no
+     * others, and the top-up (fewer than mx) finds enough among them. */
     struct hnsw_hit *out = s->tmp + n;
-    uint32_t k = select_heuristic(h, c, n, mx, out);
+    uint32_t pool = REPAIR_POOL * mx < n ? REPAIR_POOL * mx : n;
+    hits_nearest(c, n, pool);
+    uint32_t k = select_heuristic(h, c, pool, mx, out);
     if (k < mx) {
         /* Top up from the nearest candidates the heuristic passed over. */
         vis_begin(s, h->bound);
         for (uint32_t j = 0; j < k; j++) s->vis[out[j].id] = s->tag;
-        for (uint32_t j = 0; j < n && k < mx; j++)
+        for (uint32_t j = 0; j < pool && k < mx; j++)
             if (s->vis[c[j].id] != s->tag) out[k++] = c[j];
     }
     plan_push(p, x);
@@ -1021,73 +1063,100 @@ static void plan_repair(const struct hnsw *h, struct hnsw_searcher *s, struct de
     for (uint32_t j = 0; j < k; j++) plan_push(p, out[j].id);
 }
 
-/* Repairs for the nodes linking to d at `l` or below, looked for among
- * d's neighbours and theirs at each of its levels (links are directed, but
- * a node that points to d is almost always that near). Returns how many
- * lists were found to hold d; with d's in-degree that tells the caller
- * whether any is still missing. */
-static uint32_t plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
-    uint32_t ld = rlevel(hdr(h, d)), found = 0, n = 0;
-    vis_begin(s, h->bound);
-    s->vis[d] = s->tag;
-    for (uint32_t l = 0; l <= ld; l++) {
-        uint32_t nd;
-        const uint32_t *lk = list_at(h, d, l, &nd);
-        for (uint32_t j = 0; j < nd; j++) {
-            uint32_t n2;
-            const uint32_t *l2 = list_at(h, lk[j], l, &n2);
-            s->batch_id = grow(s->batch_id, &s->batchidcap, n + 1 + n2, sizeof(uint32_t));
-            if (s->vis[lk[j]] != s->tag) {
-                s->vis[lk[j]] = s->tag;
-                s->batch_id[n++] = lk[j];
-            }
-            for (uint32_t t = 0; t < n2; t++) {
-                if (s->vis[l2[t]] == s->tag) continue;
-                s->vis[l2[t]] = s->tag;
-                s->batch_id[n++] = l2[t];
-            }
-        }
-    }
-    /* Find the lists first; repair only when they are all accounted for,
-     * so that a miss (then a full scan) wastes no repair work. */
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t x = s->batch_id[i], lx = rlevel(hdr(h, x));
-        uint32_t top = lx < ld ? lx : ld;
-        for (uint32_t l = 0; l <= top; l++) {
-            uint32_t c;
-            const uint32_t *lk = list_at(h, x, l, &c);
-            for (uint32_t j = 0; j < c; j++) {
-                if (lk[j] == d) {
-                    s->pairs = grow(s->pairs, &s->paircap, 2 * (found + 1), sizeof(uint32_t));
-                    s->pairs[2 * found] = x;
-                    s->pairs[2 * found + 1] = l;
-                    found++;
-                    break;
+/* Record that x's list at level l holds d (s->pairs, *found). */
+static inline void pair_add(struct hnsw_searcher *s, uint32_t *found, uint32_t x, uint32_t l) {
+    s->pairs = grow(s->pairs, &s->paircap, 2 * (*found + 1), sizeof(uint32_t));
+    s->pairs[2 * *found] = x;
+    s->pairs[2 * *found + 1] = l;
+    (*found)++;
+}
+
+static inline int list_holds(const struct hnsw *h, uint32_t x, uint32_t l, uint32_t d) {
+    uint32_t n;
+    const uint32_t *lk = list_at(h, x, l, &n);
+    for (uint32_t j = 0; j < n; j++)
+        if (lk[j] == d) return 1;
+    return 0;
+}
+
+/* The lists holding d, looked for where they must be: a node that chose d
+ * as a neighbour is near d, so a beam search for d's own vector (from d, at
+ * each of its levels, a beam of `mult` lists' worth) visits it. Every node
+ * the search visits has its list at that level checked; d's out-links come
+ * first (d is its own nearest). Returns how many lists were found, listed
+ * in s->pairs. Read-only on h. */
+static uint32_t find_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, uint32_t mult) {
+    uint32_t ld = rlevel(hdr(h, d)), found = 0;
+    const char *rd = rec(h, d);
+    const void *qv = rd + h->vec_off;
+    float qr = rrange(h, rd) / 127;
+    for (uint32_t l = ld + 1; l-- > 0;) {
+        uint32_t ef = mult * max_links(h, l);
+        vis_begin(s, h->bound);
+        uint16_t *vis = s->vis, tag = s->tag;
+        s->nc = s->nr = 0;
+        vis[d] = tag;
+        cand_push(s, d, 0);
+        res_push(s, d, 0);
+        while (s->nc) {
+            struct hnsw_hit c = s->cand[0];
+            if (c.dist > s->res[0].dist && s->nr >= ef) break;
+            cand_pop(s);
+            uint32_t n;
+            const uint32_t *lk = list_at(h, c.id, l, &n);
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t nb = lk[j];
+                if (vis[nb] == tag) continue;
+                vis[nb] = tag;
+                if (list_holds(h, nb, l, d)) pair_add(s, &found, nb, l);
+                float dist = dist_q(h, qv, qr, rec(h, nb));
+                if (s->nr < ef || dist < s->res[0].dist) {
+                    cand_push(s, nb, dist);
+                    res_push(s, nb, dist);
+                    if (s->nr > ef) res_pop(s);
                 }
             }
         }
+        s->nr = s->nc = 0;
     }
-    if (found == hdr(h, d)->indeg)
-        for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
     return found;
+}
+
+/* Repairs for the lists holding d when searches near d find them all (the
+ * beam widens while some are missing); returns 0, with nothing planned,
+ * when even the widest search left some out. Repairs start only once the
+ * lists are all accounted for, so a miss wastes no repair work. */
+static int plan_near(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
+    uint32_t indeg = hdr(h, d)->indeg;
+    for (uint32_t mult = DEL_EF_FIRST; mult <= DEL_EF_MAX; mult *= DEL_EF_GROW) {
+        uint32_t found = find_near(h, s, d, mult);
+        if (found == indeg) {
+            for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d, struct del_plan *p) {
     p->nwords = 0;
     p->wseq = h->wseq;
     p->new_entry = HNSW_NONE;
+    p->scanned = 0;
     uint32_t ld = rlevel(hdr(h, d)), best = 0;
     uint32_t indeg = hdr(h, d)->indeg;
     /* The neighbourhood first; a scan of the whole graph only when that
      * did not account for every list holding d (or the entry point goes,
      * which needs the highest node). */
     if (h->entry != d && indeg != INDEG_MAX) {
-        if (plan_near(h, s, d, p) == indeg) return;
-        p->nwords = 0;
+        if (plan_near(h, s, d, p)) return;
     }
     /* Links are directed, so the nodes that point to d are found by a scan
-     * of every list up to d's level. */
-    for (uint32_t x = 0; x < h->bound; x++) {
+     * of the lists up to d's level: to the end when the entry point goes,
+     * else until they account for d's in-degree. */
+    p->scanned = 1;
+    uint32_t found = 0, want = h->entry == d || indeg == INDEG_MAX ? UINT32_MAX : indeg;
+    for (uint32_t x = 0; x < h->bound && found < want; x++) {
         if (x == d) continue;
         const struct rec_hdr *rh = hdr(h, x);
         if (!(rh->meta & META_LIVE)) continue;
@@ -1097,17 +1166,10 @@ static void plan_build(const struct hnsw *h, struct hnsw_searcher *s, uint32_t d
             best = lx;
         }
         uint32_t top = lx < ld ? lx : ld;
-        for (uint32_t l = 0; l <= top; l++) {
-            uint32_t n;
-            const uint32_t *lk = list_at(h, x, l, &n);
-            for (uint32_t j = 0; j < n; j++) {
-                if (lk[j] == d) {
-                    plan_repair(h, s, p, x, d, l);
-                    break;
-                }
-            }
-        }
+        for (uint32_t l = 0; l <= top; l++)
+            if (list_holds(h, x, l, d)) pair_add(s, &found, x, l);
     }
+    for (uint32_t i = 0; i < found; i++) plan_repair(h, s, p, s->pairs[2 * i], d, s->pairs[2 * i + 1]);
 }
 
 void hnsw_delete_prepare(const struct hnsw *h, struct hnsw_searcher *s, uint32_t id, struct hnsw_delete *del) {
@@ -1162,6 +1224,7 @@ void hnsw_delete_commit(struct hnsw *h, struct hnsw_delete *del) {
     rh->value = NULL;
     h->count--;
     h->del_epoch++;
+    h->del_scans += p->scanned;
     h->wseq++;
     if (h->count == 0) {
         /* Start over: ids from 0 again, the records stay allocated. */

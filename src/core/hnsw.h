@@ -97,6 +97,9 @@ size_t hnsw_memory(const struct hnsw *h);
 size_t hnsw_free_effort(const struct hnsw *h);
 /* Bytes of one encoded vector (VEMB RAW). */
 size_t hnsw_vec_bytes(const struct hnsw *h);
+/* Committed deletes that had to scan every neighbour list to find the
+ * lists holding the deleted node (the rest found them all near it). */
+uint64_t hnsw_delete_scans(const struct hnsw *h);
 
 void *hnsw_value(const struct hnsw *h, uint32_t id);
 void hnsw_set_value(struct hnsw *h, uint32_t id, void *value); /* a write */

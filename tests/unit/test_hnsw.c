@@ -359,6 +359,10 @@ static void test_recall(void) {
 
 /* ---- deletion --------------------------------------------------------------- */
 
+/* The share of deletes (percent) that may scan the whole graph (measured:
+ * 0.2%, the entry point deletes included). */
+#define SCAN_RATE_MAX_PCT 1
+
 static void test_delete_keeps_recall(void) {
     const uint32_t dim = 32, n = 4000;
     float *v = clustered(n, dim, 40);
@@ -401,6 +405,43 @@ static void test_delete_keeps_recall(void) {
     hnsw_free(h);
     hnsw_searcher_free(s);
     free(v), free(q), free(ids), free(order);
+}
+
+/* Deletes find the lists holding the deleted node near it: few scan the
+ * whole graph. Deleting the entry point always scans (it needs the highest
+ * remaining node), so the counter is seen to count. */
+static void test_delete_scan_rate(void) {
+    const uint32_t dim = 32, n = 6000, dels = 3000;
+    float *v = clustered(n, dim, 40);
+    struct hnsw *h = hnsw_new(dim, HNSW_QUANT_NONE, 16);
+    struct hnsw_searcher *s = hnsw_searcher_new();
+    uint32_t *ids = malloc(n * 4);
+    insert_rows(h, s, v, 0, n, ids);
+    CHECK_EQ_LL(hnsw_delete_scans(h), 0);
+    uint64_t before = hnsw_delete_scans(h);
+    uint32_t entry = hnsw_entry(h);
+    delete_id(h, s, entry);
+    CHECK_EQ_LL(hnsw_delete_scans(h), before + 1);
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] == entry) ids[i] = HNSW_NONE;
+    uint64_t entry_scans = 0;
+    before = hnsw_delete_scans(h);
+    for (uint32_t k = 0; k < dels; k++) {
+        uint32_t i = (uint32_t)(rnd64() % n);
+        while (ids[i] == HNSW_NONE) i = (uint32_t)(rnd64() % n);
+        entry_scans += ids[i] == hnsw_entry(h);
+        delete_id(h, s, ids[i]);
+        ids[i] = HNSW_NONE;
+    }
+    uint64_t scans = hnsw_delete_scans(h) - before;
+    fprintf(stderr, "deletes that scanned the graph: %llu of %u (%.1f%%)\n", (unsigned long long)scans, dels,
+            100.0 * (double)scans / dels);
+    CHECK(scans >= entry_scans);
+    CHECK(scans * 100 <= (uint64_t)dels * SCAN_RATE_MAX_PCT);
+    CHECK(graph_sound(h));
+    hnsw_free(h);
+    hnsw_searcher_free(s);
+    free(v), free(ids);
 }
 
 static void test_delete_all_and_again(void) {
@@ -810,6 +851,7 @@ int main(void) {
     TEST_RUN(test_exact_small);
     TEST_RUN(test_recall);
     TEST_RUN(test_delete_keeps_recall);
+    TEST_RUN(test_delete_scan_rate);
     TEST_RUN(test_delete_all_and_again);
     TEST_RUN(test_prepare_commit_races);
     TEST_RUN(test_save_load);
