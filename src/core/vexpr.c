@@ -270,6 +270,28 @@ static int lex_number(struct cstate *c, double *out) {
     return *endp == 0;
 }
 
+/* Copy p..end into dst with the escapes strings take, in expressions and
+ * in JSON alike: \n \r \t, and any other escaped character stands for
+ * itself (a backslash that ends the text is kept). Returns the bytes
+ * written. */
+static size_t unescape(const char *p, const char *end, char *dst) {
+    size_t n = 0;
+    for (; p < end; p++) {
+        char ch = *p;
+        if (ch == '\\' && p + 1 < end) {
+            ch = *++p;
+            if (ch == 'n')
+                ch = '\n';
+            else if (ch == 'r')
+                ch = '\r';
+            else if (ch == 't')
+                ch = '\t';
+        }
+        dst[n++] = ch;
+    }
+    return n;
+}
+
 /* A quoted string; its unescaped bytes go to strbuf (never longer than
  * the raw text, and strbuf is as long as the expression). */
 static int lex_string(struct cstate *c, struct vx_val *out) {
@@ -287,20 +309,7 @@ static int lex_string(struct cstate *c, struct vx_val *out) {
     }
     size_t end = c->pos++;
     char *dst = c->e->strbuf + c->strused;
-    size_t n = 0;
-    for (size_t i = start; i < end; i++) {
-        char ch = t[i];
-        if (ch == '\\' && i + 1 < end) {
-            ch = t[++i];
-            if (ch == 'n')
-                ch = '\n';
-            else if (ch == 'r')
-                ch = '\r';
-            else if (ch == 't')
-                ch = '\t';
-        }
-        dst[n++] = ch;
-    }
+    size_t n = unescape(t + start, t + end, dst);
     c->strused += n;
     out->type = VT_STR;
     out->str.p = dst;
@@ -724,20 +733,7 @@ static int js_string(const char **pp, const char *end, struct vx_val *out, struc
     } else {
         js_reserve_bytes(s, jsonlen);
         char *dst = s->bytes + s->bytes_used;
-        size_t w = 0;
-        for (const char *r = start; r < q; r++) {
-            char ch = *r;
-            if (ch == '\\') {
-                ch = *++r;
-                if (ch == 'n')
-                    ch = '\n';
-                else if (ch == 'r')
-                    ch = '\r';
-                else if (ch == 't')
-                    ch = '\t';
-            }
-            dst[w++] = ch;
-        }
+        size_t w = unescape(start, q, dst);
         s->bytes_used += w;
         out->str.p = dst;
     }
