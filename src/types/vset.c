@@ -43,6 +43,22 @@ struct velem *vset_find(struct vset *vs, const char *name, size_t len) {
     return link ? (struct velem *)*link : NULL;
 }
 
+/* What one element record and one attribute string cost the allocator. */
+static size_t el_cost(size_t nlen) { return hk_good_size(sizeof(struct velem) + nlen); }
+static size_t attr_cost(const char *attr, uint32_t alen) { return attr ? hk_good_size(alen ? alen : 1) : 0; }
+
+/* Count attributes appearing (+1) or going (-1) in nattr and attr_bytes. */
+static void attr_account(struct vset *vs, const char *attr, uint32_t alen, int sign) {
+    if (!attr) return;
+    if (sign > 0) {
+        atomic_fetch_add_explicit(&vs->nattr, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&vs->attr_bytes, attr_cost(attr, alen), memory_order_relaxed);
+    } else {
+        atomic_fetch_sub_explicit(&vs->nattr, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&vs->attr_bytes, attr_cost(attr, alen), memory_order_relaxed);
+    }
+}
+
 struct velem *vset_add_name(struct vset *vs, const char *name, size_t len, char *attr, uint32_t alen) {
     struct velem *el = hk_malloc(sizeof(*el) + len);
     el->node.next = NULL;
@@ -50,7 +66,8 @@ struct velem *vset_add_name(struct vset *vs, const char *name, size_t len, char 
     el->nlen = (uint32_t)len;
     el->attr = attr;
     el->alen = attr ? alen : 0;
-    if (attr) atomic_fetch_add_explicit(&vs->nattr, 1, memory_order_relaxed);
+    attr_account(vs, attr, el->alen, 1);
+    vs->elem_bytes += el_cost(len);
     atomic_init(&el->gone, 0);
     memcpy(el->name, name, len);
     ht_insert(&vs->names, &el->node, hk_hash(name, len), el_hash, NULL);
@@ -62,6 +79,7 @@ void vset_remove_name(struct vset *vs, struct velem *el) {
     struct hnode **link = ht_find_link(&vs->names, hk_hash(el->name, el->nlen), el_match, &k);
     if (link) ht_unlink(&vs->names, link);
     ht_maybe_shrink(&vs->names, el_hash, NULL);
+    vs->elem_bytes -= el_cost(el->nlen);
     atomic_store_explicit(&el->gone, 1, memory_order_release);
     atomic_fetch_add_explicit(&vs->removing, 1, memory_order_relaxed);
 }
@@ -240,8 +258,8 @@ void vset_project(const struct vset *vs, const float *in, float *out) {
 /* Swap el's attributes under the exclusive lock; returns the old ones. */
 static char *swap_attr(struct vset *vs, struct velem *el, char *attr, uint32_t alen) {
     char *old = el->attr;
-    if (old && !attr) atomic_fetch_sub_explicit(&vs->nattr, 1, memory_order_relaxed);
-    if (!old && attr) atomic_fetch_add_explicit(&vs->nattr, 1, memory_order_relaxed);
+    attr_account(vs, old, el->alen, -1);
+    attr_account(vs, attr, alen, 1);
     el->attr = attr;
     el->alen = attr ? alen : 0;
     return old;
@@ -443,17 +461,12 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
 /* ---- type table entry --------------------------------------------------------- */
 
 size_t vset_memory(struct vset *vs) {
-    size_t bytes = sizeof(*vs) + ht_overhead(&vs->names);
+    size_t bytes = sizeof(*vs) + ht_overhead(&vs->names) + (size_t)vs->elem_bytes +
+                   (size_t)atomic_load_explicit(&vs->attr_bytes, memory_order_relaxed);
     vset_short_read(vs);
     bytes += hnsw_memory(vs->g);
-    if (vs->proj) bytes += hnsw_proj_memory(vs->proj);
-    struct ht_iter it;
-    ht_iter_init(&it, &vs->names);
-    for (struct hnode *n; (n = ht_iter_next(&it));) {
-        const struct velem *el = (const struct velem *)n;
-        bytes += hk_good_size(sizeof(*el) + el->nlen) + (el->attr ? hk_good_size(el->alen ? el->alen : 1) : 0);
-    }
     vset_short_done(vs);
+    if (vs->proj) bytes += hnsw_proj_memory(vs->proj);
     return bytes;
 }
 

@@ -78,6 +78,9 @@ struct vset {
     /* The shard lock. */
     struct htable names;
     uint64_t tnext; /* next ticket */
+    /* Bytes of the members' element records (names), so MEMORY USAGE and
+     * VINFO need no pass over the set. */
+    uint64_t elem_bytes;
     /* Removals decided (elements marked gone) but not committed yet:
      * raised under the shard lock, lowered by the remove's commit. */
     _Atomic uint32_t removing;
@@ -86,6 +89,7 @@ struct vset {
     /* Elements with attributes: a new element's are set under the shard
      * lock (no search can reach it yet), later changes with rw exclusive. */
     _Atomic uint64_t nattr;
+    _Atomic uint64_t attr_bytes; /* their allocations, counted with nattr */
     pthread_rwlock_t rw;
     /* Taken by a writer only while it holds rw exclusively, for its
      * commit: a short reader under the shard lock takes it instead of rw,
@@ -179,7 +183,8 @@ void vset_save(struct vset *vs, struct hk_buf *out);
 /* NULL, with a reason in err, for malformed bytes. */
 struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize);
 
-/* Bytes used: the graph, the projection, the name table and elements. */
+/* Bytes used: the graph, the projection, the name table and elements
+ * (running counts: constant time, as VINFO is). */
 size_t vset_memory(struct vset *vs);
 
 #include "../store/kv.h"
