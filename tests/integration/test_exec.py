@@ -483,8 +483,11 @@ def random_op(rnd, keys):
     return rnd.choice(ops)
 
 
-def run_random_load(port, seconds, clients, seed, flushes=True):
-    keys = ["k%d" % i for i in range(12)] + ["{t}%d" % i for i in range(4)]
+def run_clients(port, seconds, clients, seed, batch, check=None):
+    """`clients` threads, each with its own random.Random, send pipelined
+    batches (batch(rnd) gives a list of commands) for `seconds` and read
+    every reply; check(op, reply), when given, returns a complaint or None.
+    Fails on a hang, a broken connection or a complaint."""
     errors = []
 
     def client(i):
@@ -493,15 +496,13 @@ def run_random_load(port, seconds, clients, seed, flushes=True):
         deadline = time.time() + seconds
         try:
             while time.time() < deadline:
-                batch = []
-                for _ in range(20):
-                    if flushes and rnd.random() < 0.002:
-                        batch.append(("FLUSHDB",) if rnd.random() < 0.7 else ("SWAPDB", 0, 1))
-                    else:
-                        batch.append(random_op(rnd, keys))
-                c.send(b"".join(encode(*op) for op in batch))
-                for _ in batch:
-                    c.read()  # errors (WRONGTYPE...) are part of the mix
+                ops = batch(rnd)
+                c.send(b"".join(encode(*op) for op in ops))
+                for op in ops:
+                    rep = c.read()
+                    bad = check(op, rep) if check else None
+                    if bad:
+                        errors.append(bad)
         except Exception as e:  # reported by the main thread
             errors.append(e)
         finally:
@@ -513,7 +514,23 @@ def run_random_load(port, seconds, clients, seed, flushes=True):
     for t in ts:
         t.join(seconds + 60)
     assert not any(t.is_alive() for t in ts), "clients hung"
-    assert not errors, errors[0]
+    assert not errors, errors[:3]
+
+
+def run_random_load(port, seconds, clients, seed, flushes=True):
+    keys = ["k%d" % i for i in range(12)] + ["{t}%d" % i for i in range(4)]
+
+    def batch(rnd):
+        ops = []
+        for _ in range(20):
+            if flushes and rnd.random() < 0.002:
+                ops.append(("FLUSHDB",) if rnd.random() < 0.7 else ("SWAPDB", 0, 1))
+            else:
+                ops.append(random_op(rnd, keys))
+        return ops
+
+    # Error replies (WRONGTYPE...) are part of the mix.
+    run_clients(port, seconds, clients, seed, batch)
 
 
 def test_concurrent_writes_replay_to_the_same_dataset(new_server):

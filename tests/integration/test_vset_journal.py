@@ -8,11 +8,9 @@ Servers are private (new_server) with enable-debug-command yes.
 """
 import random
 import struct
-import threading
-import time
 
-from resp import Error, RespConn, encode, parse_commands
-from test_exec import debug_server, journal, replay
+from resp import Error, parse_commands
+from test_exec import debug_server, journal, replay, run_clients
 
 DIM = 8
 
@@ -47,33 +45,14 @@ def vset_op(rnd, keys):
 
 def run_load(port, seconds, clients, seed):
     keys = ["v%d" % i for i in range(4)] + ["{t}v%d" % i for i in range(2)]
-    errors = []
 
-    def client(i):
-        rnd = random.Random(seed * 100 + i)
-        c = RespConn("127.0.0.1", port, timeout=30)
-        deadline = time.time() + seconds
-        try:
-            while time.time() < deadline:
-                batch = [vset_op(rnd, keys) for _ in range(16)]
-                c.send(b"".join(encode(*op) for op in batch))
-                for op in batch:
-                    rep = c.read()
-                    # RENAME of a missing key is the only expected error.
-                    if isinstance(rep, Error) and not (op[0] == "RENAME" and "no such key" in str(rep)):
-                        errors.append((op[0], rep))
-        except Exception as e:
-            errors.append(e)
-        finally:
-            c.close()
+    def check(op, rep):
+        # RENAME of a missing key is the only expected error.
+        if isinstance(rep, Error) and not (op[0] == "RENAME" and "no such key" in str(rep)):
+            return (op[0], rep)
+        return None
 
-    ts = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(seconds + 60)
-    assert not any(t.is_alive() for t in ts), "clients hung"
-    assert not errors, errors[:3]
+    run_clients(port, seconds, clients, seed, lambda rnd: [vset_op(rnd, keys) for _ in range(16)], check)
 
 
 def test_vset_writes_propagate_their_argv(new_server):
