@@ -44,19 +44,24 @@ WARN += -Werror
 endif
 CFLAGS := -std=gnu11 -g $(OPT) $(WARN) -pthread -D_GNU_SOURCE $(ALLOC_DEFS) $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
-LIBS := $(ALLOC_LIBS) -lm
+# LuaJIT (Lua 5.1 semantics) for EVAL and FUNCTION; found with pkg-config,
+# installed by scripts/deps.sh.
+LUA_CFLAGS := $(shell pkg-config --cflags luajit 2>/dev/null)
+LUA_LIBS := $(shell pkg-config --libs luajit 2>/dev/null || echo -lluajit-5.1)
+CFLAGS += $(LUA_CFLAGS)
+LIBS := $(ALLOC_LIBS) $(LUA_LIBS) -lm
 
 # Layers: core (data structures, protocol, sockets: no server knowledge),
 # types (value encodings over key entries: no client, no replies, no
 # keyspace), and the server (keyspace, execution, commands). Unit tests of
 # a layer link only that layer and the ones below it.
-CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c)
+CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c) $(wildcard src/lua/*.c)
 TYPES_SRC := $(wildcard src/types/*.c) src/store/kv.c
 SERVER_SRC := $(filter-out src/store/kv.c,$(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c))
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
-CORE_TESTS := geohash hnsw htable intset listpack lzf reply resp skiplist util vexpr
+CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf reply resp skiplist util vexpr
 TYPES_TESTS := hashval listval quicklist setval strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\

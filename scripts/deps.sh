@@ -3,8 +3,8 @@
 # what is already there. Uses sudo only when not root.
 set -euo pipefail
 
-want_build="gcc make pkg-config libmimalloc-dev"
-want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest python3-numpy python3-hnswlib redis-tools redis-server"
+want_build="gcc make pkg-config libmimalloc-dev libluajit-5.1-dev"
+want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest python3-numpy python3-hnswlib python3-rq redis-tools redis-server"
 case "${1:-build}" in
   build) want="$want_build" ;;
   test)  want="$want_build $want_test" ;;
