@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # redis_benchmark.sh - compare hotkv-server and redis-server with redis-benchmark.
 #
-# Runs redis-benchmark (Debian redis-tools) for PING, SET, GET, MSET, MGET and
-# INCR at pipeline 1 and 16 against `hotkv-server --threads 1` and a stock
+# Runs redis-benchmark (Debian redis-tools) for PING, SET, GET, MSET, MGET,
+# INCR and EVALSHA (a script loaded with SCRIPT LOAD that SETs its key), and
+# hotkv-bench (bench/gen) for a MULTI/EXEC transaction of three commands, at
+# pipeline 1 and 16 against `hotkv-server --threads 1` and a stock
 # redis-server, each server pinned to one CPU and the client to another, runs
 # alternating between the two servers, median of N runs. Besides throughput it
 # reports the server's CPU time per request (user+sys of all its threads, read
@@ -19,7 +21,8 @@ hotkv_bin="$root/build/hotkv-server"
 redis_bin=$(command -v redis-server || echo /usr/bin/redis-server)
 bench_bin=$(command -v redis-benchmark || echo /usr/bin/redis-benchmark)
 cli_bin=$(command -v redis-cli || echo /usr/bin/redis-cli)
-tests="ping,set,get,mset,mget,incr"
+hkbench_bin="$root/build/hotkv-bench"
+tests="ping,set,get,mset,mget,incr,evalsha,multi"
 pipelines="1 16"
 clients=50
 datasize=64
@@ -37,11 +40,12 @@ usage() {
 usage: $0 [options]
   --hotkv PATH        hotkv-server binary (default $hotkv_bin)
   --redis PATH        redis-server binary (default $redis_bin)
+  --bench PATH        hotkv-bench binary, for the multi row (default $hkbench_bin)
   --servers LIST      which servers, space or comma separated (default "hotkv redis")
   --tests LIST        comma separated subset of $tests (default all)
   --pipelines LIST    pipeline depths, comma separated (default 1,16)
   -n N                requests per run at pipeline 1 (default $n_p1)
-  --n-pipelined N     requests per run at pipeline > 1 (default $n_pn; a quarter for MSET/MGET)
+  --n-pipelined N     requests per run at pipeline > 1 (default $n_pn; a quarter for MSET/MGET/MULTI)
   --runs N            runs per row and server, the median is reported (default $runs)
   --clients N         parallel connections (default $clients)
   --keyspace N        random keys over 0..N-1 (default $keyspace)
@@ -56,6 +60,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --hotkv) hotkv_bin=$2; shift 2 ;;
         --redis) redis_bin=$2; shift 2 ;;
+        --bench) hkbench_bin=$2; shift 2 ;;
         --servers) servers=${2//,/ }; shift 2 ;;
         --tests) tests=$2; shift 2 ;;
         --pipelines) pipelines=${2//,/ }; shift 2 ;;
@@ -76,6 +81,13 @@ done
 for b in "$bench_bin" "$cli_bin" taskset python3; do
     command -v "$b" >/dev/null || { echo "missing $b (scripts/deps.sh bench)" >&2; exit 1; }
 done
+for t in ${tests//,/ }; do
+    case $t in
+        ping|set|get|mset|mget|incr|evalsha) ;;
+        multi) [ -x "$hkbench_bin" ] || { echo "no hotkv-bench at $hkbench_bin (make first, or --bench PATH)" >&2; exit 1; } ;;
+        *) echo "unknown test $t" >&2; exit 2 ;;
+    esac
+done
 for s in $servers; do
     case $s in
         hotkv) [ -x "$hotkv_bin" ] || { echo "no hotkv-server at $hotkv_bin (make first)" >&2; exit 1; } ;;
@@ -92,7 +104,17 @@ raw="$outdir/raw.csv"
 echo "server,test,pipeline,run,requests,rps,cpu_ticks,user_ticks,sys_ticks,us_per_req" > "$raw"
 
 tmp=$(mktemp -d)
-declare -A pid port cmdline
+declare -A pid port cmdline sha
+
+# EVALSHA runs this script, loaded with SCRIPT LOAD on each server before its
+# rows, with a value of the -d size (redis-benchmark sends a custom command
+# line as given, so the value is spelled out, x repeated like its SET's).
+eval_script="return redis.call('SET', KEYS[1], ARGV[1])"
+eval_value=$(printf 'x%.0s' $(seq "$datasize"))
+# MULTI/EXEC of three commands, sent by hotkv-bench as one request of five
+# commands (";" separates them) that completes with EXEC's reply; the GET
+# reads the key the SET wrote ({key last}). -P counts transactions.
+multi_tmpl="MULTI ; SET {key uniform $keyspace} {value $datasize} ; INCR counter:{rand $keyspace} ; GET {key last} ; EXEC"
 cleanup() {
     for s in $servers; do
         if [ -n "${pid[$s]:-}" ] && kill -0 "${pid[$s]}" 2>/dev/null; then
@@ -147,22 +169,32 @@ start_server() {
     exit 1
 }
 
-# The redis-benchmark arguments after the common ones for one test. MGET has
-# no built-in test, so it is a command line of 10 keys like the built-in MSET.
+# The redis-benchmark arguments after the common ones for test $1 against
+# server $2. MGET has no built-in test, so it is a command line of 10 keys
+# like the built-in MSET; EVALSHA is a command line with the server's sha.
 test_args() {
     case $1 in
         ping) echo "-t ping_mbulk" ;;
         mget) echo "MGET$(printf ' key:__rand_int__%.0s' {1..10})" ;;
+        evalsha) echo "EVALSHA ${sha[$2]} 1 key:__rand_int__ $eval_value" ;;
         *) echo "-t $1" ;;
     esac
 }
 
+# The row's name in the table.
+test_label() {
+    case $1 in
+        multi) echo "MULTI/EXEC (SET+INCR+GET)" ;;
+        *) echo "${1^^}" ;;
+    esac
+}
+
 # Requests per run: pipelined runs are much faster, so they need more requests
-# for the CPU time to span enough clock ticks; the 10-key MSET/MGET are slow
-# enough at depth 16 to make do with a quarter.
+# for the CPU time to span enough clock ticks; the 10-key MSET/MGET and the
+# five-command transactions are slow enough at depth 16 to make do with a quarter.
 requests_for() {
     if [ "$2" -le 1 ]; then echo "$n_p1"
-    else case $1 in mset|mget) echo $(( n_pn / 4 )) ;; *) echo "$n_pn" ;; esac
+    else case $1 in mset|mget|multi) echo $(( n_pn / 4 )) ;; *) echo "$n_pn" ;; esac
     fi
 }
 
@@ -173,22 +205,56 @@ supports() {
         ping) out=$("$cli_bin" -p "${port[$1]}" PING 2>&1) ;;
         set|mset) out=$("$cli_bin" -p "${port[$1]}" "${2^^}" bench:probe 1 2>&1) ;;
         get|mget|incr) out=$("$cli_bin" -p "${port[$1]}" "${2^^}" bench:probe:n 2>&1) ;;
+        evalsha)
+            # SCRIPT LOAD is the probe, and loads the script the rows run.
+            out=$("$cli_bin" -p "${port[$1]}" SCRIPT LOAD "$eval_script" 2>&1) || true
+            [[ $out =~ ^[0-9a-f]{40}$ ]] || return 1
+            sha[$1]=$out
+            out=$("$cli_bin" -p "${port[$1]}" EVALSHA "${sha[$1]}" 1 bench:probe:e v 2>&1) || true
+            [ "$out" = OK ] || echo "  $1: EVALSHA probe answered '$out', not OK" >&2 ;;
+        multi)
+            # One transaction on one connection (redis-cli reads stdin).
+            out=$(printf 'MULTI\nSET bench:probe:m 1\nINCR bench:probe:c\nGET bench:probe:m\nEXEC\n' |
+                  "$cli_bin" -p "${port[$1]}" 2>&1) || true ;;
     esac
     ! grep -qi "unknown command" <<< "$out"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# One redis-benchmark run; prints "rps ticks" and appends to raw.csv.
+# One hotkv-bench run of the MULTI/EXEC template: exactly n transactions
+# over $clients connections, P in flight per connection. Prints the achieved
+# transactions/s; errors (error replies, EXEC's included) go to $tmp/errors.
+run_hkbench() {
+    local s=$1 P=$2 n=$3 line rps err ferr
+    taskset -c "$client_cpu" "$hkbench_bin" -h 127.0.0.1 -p "${port[$s]}" -t 1 -c "$clients" -n "$n" \
+        -P "$P" -q --json "$tmp/hb.json" "$multi_tmpl" > "$tmp/out" 2> "$tmp/err" || true
+    line=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["achieved_rate"], d["errors"], d["first_error"] or "")' "$tmp/hb.json" 2> /dev/null) || line=""
+    if [ -z "$line" ]; then
+        echo "hotkv-bench failed for $s multi P$P:" >&2; cat "$tmp/err" "$tmp/out" >&2; echo 0; return
+    fi
+    read -r rps err ferr <<< "$line"
+    if [ "$err" != 0 ]; then echo "$s multi P$P: $err errors, first: $ferr" >> "$tmp/errors"; fi
+    echo "$rps"
+}
+
+# One run (redis-benchmark, or hotkv-bench for multi); prints "rps us/req
+# user%" and appends to raw.csv.
 run_one() {
     local s=$1 t=$2 P=$3 r=$4 n=$5 u0 s0 u1 s1 rps
     local -a args
-    read -r -a args <<< "$(test_args "$t")"
+    [ "$t" = multi ] || read -r -a args <<< "$(test_args "$t" "$s")"
     read -r u0 s0 <<< "$(cpu_ticks "${pid[$s]}")"
-    taskset -c "$client_cpu" "$bench_bin" -p "${port[$s]}" -c "$clients" -n "$n" -d "$datasize" \
-        -r "$keyspace" -P "$P" --csv "${args[@]}" > "$tmp/out" 2> "$tmp/err" || true
+    if [ "$t" = multi ]; then
+        rps=$(run_hkbench "$s" "$P" "$n")
+    else
+        taskset -c "$client_cpu" "$bench_bin" -p "${port[$s]}" -c "$clients" -n "$n" -d "$datasize" \
+            -r "$keyspace" -P "$P" --csv "${args[@]}" > "$tmp/out" 2> "$tmp/err" || true
+        rps=$(awk -F'","' 'NR==2 {print $2}' "$tmp/out")
+    fi
     read -r u1 s1 <<< "$(cpu_ticks "${pid[$s]}")"
-    rps=$(awk -F'","' 'NR==2 {print $2}' "$tmp/out")
     if [ -z "$rps" ]; then
         echo "redis-benchmark failed for $s $t P$P:" >&2; cat "$tmp/err" "$tmp/out" >&2; rps=0
     fi
@@ -208,7 +274,13 @@ for s in $servers; do start_server "$s"; done
     echo "- hotkv: $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$root" && git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)'), $hotkv_bin"
     echo "- redis: $("$redis_bin" --version 2>/dev/null | head -1)"
     for s in $servers; do echo "- server ($s): \`${cmdline[$s]}\`"; done
-    echo "- client: \`taskset -c $client_cpu redis-benchmark -c $clients -d $datasize -r $keyspace -P <P> -n <N> --csv <test>\`, N = $n_p1 at P1, $n_pn pipelined ($(( n_pn / 4 )) for MSET/MGET); median of $runs alternating runs"
+    echo "- client: \`taskset -c $client_cpu redis-benchmark -c $clients -d $datasize -r $keyspace -P <P> -n <N> --csv <test>\`, N = $n_p1 at P1, $n_pn pipelined ($(( n_pn / 4 )) for MSET/MGET/MULTI); median of $runs alternating runs"
+    if [[ ",$tests," == *,evalsha,* ]]; then
+        echo "- EVALSHA: \`SCRIPT LOAD \"$eval_script\"\` on each server (redis-cli) before its rows, then redis-benchmark with the command line \`EVALSHA <sha> 1 key:__rand_int__ <$datasize x>\`"
+    fi
+    if [[ ",$tests," == *,multi,* ]]; then
+        echo "- MULTI/EXEC: \`taskset -c $client_cpu $hkbench_bin -t 1 -c $clients -P <P> -n <N> '$multi_tmpl'\`: a request is one transaction (five commands written together, done at EXEC's reply), P transactions in flight per connection; its µs/req is server CPU per transaction"
+    fi
     echo "- CPU/req = (utime+stime of the server process, all threads, from /proc/PID/stat) / N; clock tick = $(( 1000 / clk_tck )) ms"
     echo
 } > "$outdir/results.md"
@@ -252,9 +324,19 @@ fmt() { awk -v a="$1" -v d="$2" 'BEGIN {if (a=="n/a") print a; else printf "%.*f
         for P in $pipelines; do
             hu=${med_us[hotkv,$t,$P]}; ru=${med_us[redis,$t,$P]}
             hr=${med_rps[hotkv,$t,$P]}; rr=${med_rps[redis,$t,$P]}
-            echo "| ${t^^} | $P | $(fmt "$hu" 2) | $(fmt "$ru" 2) | $(ratio "$hu" "$ru") | $(fmt "$hr" 0) | $(fmt "$rr" 0) | $(ratio "$hr" "$rr") |"
+            echo "| $(test_label "$t") | $P | $(fmt "$hu" 2) | $(fmt "$ru" 2) | $(ratio "$hu" "$ru") | $(fmt "$hr" 0) | $(fmt "$rr" 0) | $(ratio "$hr" "$rr") |"
         done
     done
+    if [[ ",$tests," == *,multi,* ]]; then
+        echo
+        echo "MULTI/EXEC: one request = one transaction (MULTI, SET, INCR, GET, EXEC), sent by hotkv-bench; µs/req is server CPU per transaction, req/s transactions per second."
+    fi
+    if [ -s "$tmp/errors" ]; then
+        echo
+        echo "⚠ runs with error replies:"
+        echo
+        sed 's/^/- /' "$tmp/errors"
+    fi
 } > "$tmp/table"
 echo >> "$outdir/results.md"
 cat "$tmp/table" >> "$outdir/results.md"

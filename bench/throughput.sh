@@ -2,7 +2,8 @@
 # throughput.sh - closed-loop throughput per command, HotKV vs redis-server.
 #
 # For each command of the published list (PING SET GET MGET MSET SETNX APPEND
-# INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA) and
+# INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA), and a
+# MULTI/EXEC transaction of SET, INCR and GET sent as one request, and for
 # each pipeline depth, runs hotkv-bench in closed loop against
 # `hotkv-server --threads 1` and then against `redis-server --save ""
 # --appendonly no` (one server at a time, pinned to its own CPU, the
@@ -17,7 +18,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ALL_COMMANDS="PING SET GET MGET MSET SETNX APPEND INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA"
+ALL_COMMANDS="PING SET GET MGET MSET SETNX APPEND INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA MULTI"
 commands=$ALL_COMMANDS
 servers="hotkv redis"
 keys=100000
@@ -40,7 +41,7 @@ Closed-loop throughput per command, HotKV vs redis-server (see bench/README.md).
   --commands LIST      comma separated subset of:
                        ${ALL_COMMANDS// /,}
   --servers LIST       hotkv,redis (default both)
-  --keys N             string keyspace (SET/GET/MGET/MSET/SETNX/APPEND/INCR/EVALSHA) (default $keys)
+  --keys N             string keyspace (SET/GET/MGET/MSET/SETNX/APPEND/INCR/EVALSHA/MULTI) (default $keys)
   --coll-keys N        list/set/hash/zset keys (default $coll_keys)
   --coll-len N         elements per preloaded collection for LINDEX/SISMEMBER/HGET/ZSCORE;
                        members/fields are drawn from [0, 2N) (default $coll_len)
@@ -126,6 +127,9 @@ template_for() {
         ZADD) echo "ZADD {key uniform $C} {rand 70000} {key uniform $M}" ;;
         ZSCORE) echo "ZSCORE {key uniform $C} {key uniform $M}" ;;
         EVALSHA) echo "EVALSHA $2 1 {key uniform $K}" ;;
+        # one request of five commands, done at EXEC's reply; the GET reads
+        # the key the SET wrote
+        MULTI) echo "MULTI ; SET {key uniform $K} {value $V} ; INCR counter:{rand $K} ; GET {key last} ; EXEC" ;;
     esac
 }
 
@@ -146,6 +150,10 @@ probe() {
             out=$(lib_cli "$s" SCRIPT LOAD "$EVAL_SCRIPT" 2>&1) || true
             [[ $out =~ ^[0-9a-f]{40}$ ]] || return 1
             echo "$out" ;;
+        MULTI)
+            # a whole transaction on one connection (redis-cli reads stdin)
+            out=$(printf 'MULTI\nSET bench:probe 1\nINCR bench:probe:n\nGET bench:probe\nEXEC\n' | lib_cli "$s" 2>&1) || true
+            ! grep -qi "unknown command" <<< "$out" ;;
     esac
 }
 
@@ -296,6 +304,10 @@ fi
     cat "$table"
     echo
     echo "n/a: the server does not serve the command (\"ERR unknown command\" to a probe; EVALSHA: to SCRIPT LOAD)."
+    if [[ " $commands " == *" MULTI "* ]]; then
+        echo
+        echo "MULTI: one request is one transaction (MULTI, SET, INCR, GET, EXEC written together, complete at EXEC's reply): req/s are transactions per second, P transactions in flight per connection."
+    fi
     if [ -n "$first_errors" ]; then
         echo
         echo "⚠ runs with error replies (the rate counts them as completed requests):"

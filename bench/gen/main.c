@@ -66,6 +66,7 @@ struct opts {
     int ratio[MAX_TEMPLATES];
     int ntmpl;
     struct tmpl *tmpl[MAX_TEMPLATES];
+    int nrep[MAX_TEMPLATES];          /* replies per request: commands in the template */
     enum mode mode;
     int publishers, subscribers, channels, payload;
     const char *json;
@@ -75,7 +76,7 @@ struct opts {
 
 static struct opts O = {
     .host = "127.0.0.1", .port = 6379, .threads = 1, .conns = 8, .pipeline = 0,
-    .duration = 10, .ratio = {1, 1}, .publishers = 1, .subscribers = 1, .channels = 1, .payload = 64,
+    .duration = 10, .ratio = {1, 1}, .nrep = {1, 1}, .publishers = 1, .subscribers = 1, .channels = 1, .payload = 64,
     .seed = 1,
 };
 
@@ -102,6 +103,7 @@ struct conn {
     uint64_t next_ns;
     int epollout;
     int channel;                      /* publisher's next channel / subscriber's channel */
+    int seq_got, seq_err;             /* replies in so far to the oldest request of a ";" sequence, any an error */
 };
 
 struct worker {
@@ -385,14 +387,32 @@ static uint64_t conn_fill(struct conn *c, uint64_t now) {
     return c->quota && c->next_ns < t_end ? c->next_ns : UINT64_MAX;
 }
 
-static void record_error(struct worker *w, const struct rscan_item *it) {
-    w->errors++;
+/* Keep the text of the worker's first error reply. */
+static void note_error(struct worker *w, const struct rscan_item *it) {
     if (!w->first_error[0]) {
         size_t l = it->payload_len < sizeof(w->first_error) - 1 ? it->payload_len : sizeof(w->first_error) - 1;
         if (it->payload) memcpy(w->first_error, it->payload, l);
         w->first_error[l] = 0;
         if (!l) strcpy(w->first_error, "(error)");
     }
+}
+
+static void record_error(struct worker *w, const struct rscan_item *it) {
+    w->errors++;
+    note_error(w, it);
+}
+
+/* Whether the reply at p (len bytes, top-level item *it) is an error; with
+ * `nested`, an array reply whose elements include an error counts too (the
+ * reply of EXEC to a command that failed inside the transaction). The error
+ * item goes to *e. */
+static int reply_error(const char *p, long len, const struct rscan_item *it, int nested, struct rscan_item *e) {
+    *e = *it;
+    if (it->type == '-' || it->type == '!') return 1;
+    if (!nested || it->type != '*') return 0;
+    for (int i = 0; i < 64 && rscan_element(p, (size_t)len, i, e); i++)
+        if (e->type == '-' || e->type == '!') return 1;
+    return 0;
 }
 
 /* One complete reply at p (len bytes) arrived on c at time now. */
@@ -424,11 +444,23 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
         return;
     }
     uint64_t ts;
-    int tix;
+    int tix = c->q.tix[c->q.head];
+    struct rscan_item eit;
+    int err = reply_error(p, len, it, O.nrep[tix] > 1, &eit);
+    if (O.nrep[tix] > 1) {
+        /* A ";" sequence completes with its last reply, and is an error
+         * when any of its replies was one. */
+        if (err) note_error(w, &eit);
+        c->seq_err |= err;
+        if (++c->seq_got < O.nrep[tix]) return;
+        err = c->seq_err;
+        c->seq_got = c->seq_err = 0;
+        if (err) w->errors++;
+    } else if (err) {
+        record_error(w, &eit);
+    }
     q_pop(&c->q, &ts, &tix);
     w->completed++;
-    int err = it->type == '-' || it->type == '!';
-    if (err) record_error(w, it);
     long long receivers = 0;
     if (c->role == ROLE_PUB && it->type == ':') {
         for (const char *s = p + 1; *s >= '0' && *s <= '9'; s++) receivers = receivers * 10 + (*s - '0');
@@ -665,8 +697,8 @@ static void report(struct totals *T) {
     for (int i = 0; i < O.ntmpl; i++) {
         fprintf(f, "%s{\"template\": ", i ? ", " : "");
         json_str(f, tmpl_source(O.tmpl[i]));
-        fprintf(f, ", \"requests\": %llu, \"errors\": %llu, \"latency_us\": ", (unsigned long long)T->recorded[i],
-                (unsigned long long)T->rec_errors[i]);
+        fprintf(f, ", \"commands\": %d, \"requests\": %llu, \"errors\": %llu, \"latency_us\": ", O.nrep[i],
+                (unsigned long long)T->recorded[i], (unsigned long long)T->rec_errors[i]);
         lat_fields(f, &T->hist[i], 1);
         fputc('}', f);
     }
@@ -723,8 +755,9 @@ static void usage(FILE *f) {
           "      --seed N        random seed (1)\n"
           "      --help\n"
           "\n"
-          "Templates: words with placeholders {key uniform|sequence|zipfian N} {value N} {rand N} {range N W},\n"
-          "e.g. \"SET {key uniform 100000} {value 64}\".\n",
+          "Templates: words with placeholders {key uniform|sequence|zipfian N} {key last} {value N} {rand N}\n"
+          "{range N W}, e.g. \"SET {key uniform 100000} {value 64}\". A \";\" word separates the commands of\n"
+          "one request: \"MULTI ; SET {key uniform 100000} {value 64} ; GET {key last} ; EXEC\".\n",
           f);
 }
 
@@ -794,6 +827,7 @@ static void parse_args(int argc, char **argv) {
         if (!O.tmpl[i]) die("template '%s': %s", argv[optind + i], err);
     }
     O.ntmpl = ntmpl;
+    for (int i = 0; i < ntmpl; i++) O.nrep[i] = tmpl_replies(O.tmpl[i]);
     if (ntmpl == 1) O.ratio[0] = 1;
     if (load) {
         if (O.rate > 0) die("--load is closed loop; drop --rate");

@@ -123,7 +123,7 @@ uint64_t zipf_sample(const struct zipf *z, struct rng *r) {
 /* ---- templates ---- */
 
 enum part_kind { PART_LIT, PART_KEY, PART_VALUE, PART_RAND, PART_RANGE };
-enum key_dist { DIST_UNIFORM, DIST_SEQUENCE, DIST_ZIPFIAN };
+enum key_dist { DIST_UNIFORM, DIST_SEQUENCE, DIST_ZIPFIAN, DIST_LAST };
 
 struct part {
     enum part_kind kind;
@@ -147,15 +147,22 @@ struct word {
     size_t prelen;
 };
 
+/* One command of a template: a template is one command, or a sequence of
+ * them separated by ";" words, sent together as one request. */
+struct cmd {
+    struct word *words;
+    int nwords;
+    int nargs;                   /* arguments of the command ({range} counts 2) */
+    char head[16];               /* "*nargs\r\n" */
+    size_t headlen;
+};
+
 struct tmpl {
     char *src;                   /* as given */
     char *text;                  /* unquoted literal storage */
     char *cmd;
-    struct word *words;
-    int nwords;
-    int nargs;                   /* arguments per request ({range} counts 2) */
-    char head[16];               /* "*nargs\r\n" */
-    size_t headlen;
+    struct cmd *cmds;
+    int ncmds;
 };
 
 const char *tmpl_source(const struct tmpl *t) {
@@ -166,17 +173,25 @@ const char *tmpl_command(const struct tmpl *t) {
     return t->cmd;
 }
 
+int tmpl_replies(const struct tmpl *t) {
+    return t->ncmds;
+}
+
 void tmpl_free(struct tmpl *t) {
     if (!t) return;
-    for (int i = 0; i < t->nwords; i++) {
-        for (int j = 0; j < t->words[i].nparts; j++) {
-            free(t->words[i].parts[j].seq);
-            free(t->words[i].parts[j].pool);
+    for (int c = 0; c < t->ncmds; c++) {
+        struct cmd *cm = &t->cmds[c];
+        for (int i = 0; i < cm->nwords; i++) {
+            for (int j = 0; j < cm->words[i].nparts; j++) {
+                free(cm->words[i].parts[j].seq);
+                free(cm->words[i].parts[j].pool);
+            }
+            free(cm->words[i].parts);
+            free(cm->words[i].pre);
         }
-        free(t->words[i].parts);
-        free(t->words[i].pre);
+        free(cm->words);
     }
-    free(t->words);
+    free(t->cmds);
     free(t->text);
     free(t->cmd);
     free(t->src);
@@ -201,6 +216,14 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
     for (char *tok = strtok_r(in, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         if (nf == 5) goto bad;
         f[nf++] = tok;
+    }
+    if (nf == 2 && !strcmp(f[0], "key") && !strcmp(f[1], "last")) {
+        /* The number of the key drawn last in this request (an earlier
+         * {key ...} of the same command or of an earlier command of the
+         * sequence): SET k v ; GET k with the same k. */
+        p->kind = PART_KEY;
+        p->dist = DIST_LAST;
+        return 1;
     }
     if ((nf == 3 || (nf == 4 && !strcmp(f[1], "zipfian"))) && !strcmp(f[0], "key")) {
         p->kind = PART_KEY;
@@ -255,8 +278,8 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
     }
 bad:
     snprintf(err, errlen,
-             "bad placeholder (expected {key uniform|sequence|zipfian N}, {key zipfian N S}, {value N}, {rand N} or "
-             "{range N W})");
+             "bad placeholder (expected {key uniform|sequence|zipfian N}, {key zipfian N S}, {key last}, {value N}, "
+             "{rand N} or {range N W})");
     return 0;
 }
 
@@ -271,13 +294,24 @@ static void precompute(struct word *w) {
         memcpy(w->pre, hdr, (size_t)hl);
         memcpy(w->pre + hl, p->lit, p->litlen);
         memcpy(w->pre + hl + p->litlen, "\r\n", 2);
-    } else if ((p->kind == PART_KEY && p->n <= 10000000000ULL) || p->kind == PART_VALUE) {
+    } else if ((p->kind == PART_KEY && p->dist != DIST_LAST && p->n <= 10000000000ULL) || p->kind == PART_VALUE) {
         /* key_ and ten digits: every key number below 10^10 has 14 bytes. */
         size_t len = p->kind == PART_KEY ? 14 : p->n;
         int hl = snprintf(hdr, sizeof(hdr), "$%zu\r\n", len);
         w->prelen = (size_t)hl;
         w->pre = strdup(hdr);
     }
+}
+
+/* Start a new, empty command at the end of t's sequence. */
+static struct cmd *add_cmd(struct tmpl *t, int *ccap) {
+    if (t->ncmds == *ccap) {
+        *ccap = *ccap ? *ccap * 2 : 2;
+        t->cmds = realloc(t->cmds, (size_t)*ccap * sizeof(*t->cmds));
+    }
+    struct cmd *cm = &t->cmds[t->ncmds++];
+    memset(cm, 0, sizeof(*cm));
+    return cm;
 }
 
 struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
@@ -287,15 +321,28 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
     t->text = malloc(n + 1);
     size_t tl = 0;
     const char *s = src, *end = src + n;
-    int wcap = 0;
+    int ccap = 0, wcap = 0, have_key = 0;
+    struct cmd *cm = add_cmd(t, &ccap);
     while (s < end) {
         while (s < end && *s == ' ') s++;
         if (s == end) break;
-        if (t->nwords == wcap) {
-            wcap = wcap ? wcap * 2 : 8;
-            t->words = realloc(t->words, (size_t)wcap * sizeof(*t->words));
+        /* A bare ";" word ends a command; the next one follows in the
+         * same request. */
+        if (*s == ';' && (s + 1 == end || s[1] == ' ')) {
+            if (cm->nwords == 0) {
+                snprintf(err, errlen, "empty command in a ';' sequence");
+                goto fail;
+            }
+            cm = add_cmd(t, &ccap);
+            wcap = 0;
+            s++;
+            continue;
         }
-        struct word *w = &t->words[t->nwords++];
+        if (cm->nwords == wcap) {
+            wcap = wcap ? wcap * 2 : 8;
+            cm->words = realloc(cm->words, (size_t)wcap * sizeof(*cm->words));
+        }
+        struct word *w = &cm->words[cm->nwords++];
         memset(w, 0, sizeof(*w));
         int pcap = 0, quoted = 0;
         if (*s == '"') {
@@ -325,6 +372,11 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
                 in[il] = 0;
                 w->nparts++;
                 if (!parse_placeholder(in, p, err, errlen)) goto fail;
+                if (p->kind == PART_KEY && p->dist == DIST_LAST && !have_key) {
+                    snprintf(err, errlen, "{key last} needs a {key ...} before it");
+                    goto fail;
+                }
+                have_key |= p->kind == PART_KEY;
                 s = close + 1;
             } else {
                 p->kind = PART_LIT;
@@ -347,16 +399,23 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
             snprintf(err, errlen, "{range N W} must be a word of its own");
             goto fail;
         }
-        t->nargs += has_range ? 2 : 1;
+        cm->nargs += has_range ? 2 : 1;
     }
-    if (t->nwords == 0 || t->words[0].nparts != 1 || t->words[0].parts[0].kind != PART_LIT) {
-        snprintf(err, errlen, "a template starts with a command name");
+    if (t->ncmds > 1 && cm->nwords == 0) {
+        snprintf(err, errlen, "empty command in a ';' sequence");
         goto fail;
     }
-    t->cmd = strndup(t->words[0].parts[0].lit, t->words[0].parts[0].litlen);
-    for (int i = 0; i < t->nwords; i++) precompute(&t->words[i]);
-    snprintf(t->head, sizeof(t->head), "*%d\r\n", t->nargs);
-    t->headlen = strlen(t->head);
+    for (int c = 0; c < t->ncmds; c++) {
+        cm = &t->cmds[c];
+        if (cm->nwords == 0 || cm->words[0].nparts != 1 || cm->words[0].parts[0].kind != PART_LIT) {
+            snprintf(err, errlen, "a template starts with a command name");
+            goto fail;
+        }
+        for (int i = 0; i < cm->nwords; i++) precompute(&cm->words[i]);
+        snprintf(cm->head, sizeof(cm->head), "*%d\r\n", cm->nargs);
+        cm->headlen = strlen(cm->head);
+    }
+    t->cmd = strndup(t->cmds[0].words[0].parts[0].lit, t->cmds[0].words[0].parts[0].litlen);
     return t;
 fail:
     tmpl_free(t);
@@ -392,19 +451,23 @@ static void put_bulk(struct gbuf *out, const char *p, size_t n) {
     out->len += hl + n + 2;
 }
 
-static uint64_t key_number(const struct part *p, struct rng *r) {
+/* The number of key part p; *last is the request's last drawn key number,
+ * which {key last} repeats and every other key part sets. */
+static uint64_t key_number(const struct part *p, struct rng *r, uint64_t *last) {
     switch (p->dist) {
+    case DIST_LAST:
+        return *last;
     case DIST_SEQUENCE:
-        return atomic_fetch_add_explicit(p->seq, 1, memory_order_relaxed) % p->n;
+        return *last = atomic_fetch_add_explicit(p->seq, 1, memory_order_relaxed) % p->n;
     case DIST_ZIPFIAN:
-        return zipf_sample(&p->zipf, r) - 1;
+        return *last = zipf_sample(&p->zipf, r) - 1;
     default:
-        return rng_below(r, p->n);
+        return *last = rng_below(r, p->n);
     }
 }
 
 /* Append the text of part p (not PART_RANGE) to b. */
-static void gen_part(const struct part *p, struct rng *r, struct gbuf *b) {
+static void gen_part(const struct part *p, struct rng *r, struct gbuf *b, uint64_t *last) {
     char num[32];
     switch (p->kind) {
     case PART_LIT:
@@ -412,7 +475,7 @@ static void gen_part(const struct part *p, struct rng *r, struct gbuf *b) {
         break;
     case PART_KEY:
         memcpy(num, "key_", 4);
-        gbuf_append(b, num, 4 + put_padded(num + 4, key_number(p, r), 10));
+        gbuf_append(b, num, 4 + put_padded(num + 4, key_number(p, r, last), 10));
         break;
     case PART_VALUE: {
         size_t off = p->n ? (size_t)rng_below(r, p->poollen - p->n + 1) : 0;
@@ -427,17 +490,19 @@ static void gen_part(const struct part *p, struct rng *r, struct gbuf *b) {
     }
 }
 
-void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
-    gbuf_append(out, t->head, t->headlen);
+/* Append one command of a template; *last carries {key last} across the
+ * commands of a sequence. */
+static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint64_t *last) {
+    gbuf_append(out, cm->head, cm->headlen);
     struct gbuf word = {0};
     char wbuf[256];
-    for (int i = 0; i < t->nwords; i++) {
-        const struct word *w = &t->words[i];
+    for (int i = 0; i < cm->nwords; i++) {
+        const struct word *w = &cm->words[i];
         const struct part *p0 = &w->parts[0];
         if (w->nparts == 1 && p0->kind == PART_LIT) {
             gbuf_append(out, w->pre, w->prelen);
         } else if (w->pre && p0->kind == PART_KEY) {
-            uint64_t k = key_number(p0, r);
+            uint64_t k = key_number(p0, r, last);
             gbuf_reserve(out, w->prelen + 16);
             char *o = out->p + out->len;
             memcpy(o, w->pre, w->prelen);
@@ -479,10 +544,15 @@ void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
                     word.cap = word.len + need + 256;
                     on_stack = 0;
                 }
-                gen_part(p, r, &word);
+                gen_part(p, r, &word, last);
             }
             put_bulk(out, word.p, word.len);
             if (!on_stack) free(word.p);
         }
     }
+}
+
+void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
+    uint64_t last = 0;
+    for (int c = 0; c < t->ncmds; c++) gen_cmd(&t->cmds[c], r, out, &last);
 }

@@ -9,8 +9,13 @@
  *   {key zipfian N}   Zipf distributed, exponent 1.03, number 0 the hottest
  *   {value N}         N random printable bytes
  *   {rand N}          a decimal integer uniform in [0, N)
+ *   {key last}        the key number drawn last in this request (by an
+ *                     earlier {key ...} of it)
  *   {range N W}       two arguments a and a+W, a uniform in [0, N-W)
  * ({range} expands to two arguments, so it must be a word of its own.)
+ * A bare ";" word separates commands: "MULTI ; SET {key uniform 10} x ;
+ * GET {key last} ; EXEC" is one request of four commands, written
+ * together and complete when all four replies are in (tmpl_replies).
  * tmpl_gen appends one RESP request to a growable buffer; it reads the
  * template only (the sequence counters are atomics), so threads share a
  * template and each bring their own random state. */
@@ -59,7 +64,10 @@ void tmpl_free(struct tmpl *t);
 /* The template text as given, and its first word (the command name). */
 const char *tmpl_source(const struct tmpl *t);
 const char *tmpl_command(const struct tmpl *t);
-/* Append one request (a RESP array of bulk strings) to out. */
+/* Commands in a request, so replies to wait for: 1, or the length of a
+ * ";" sequence. */
+int tmpl_replies(const struct tmpl *t);
+/* Append one request (a RESP array of bulk strings per command) to out. */
 void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out);
 
 #endif

@@ -14,6 +14,7 @@
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/creply.h"
+#include "../server/txn.h"
 #include "../server/server.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -93,7 +94,10 @@ static int client_type_by_name(const hk_slice *a) {
 static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd) {
     char flags[16], *f = flags;
     if (c->flags & CLIENT_MONITOR) *f++ = 'O'; /* first, where Redis puts it */
+    if (c->txn && c->txn->active) *f++ = 'x';
     if (c->flags & (CLIENT_PAUSED | CLIENT_BLOCKED)) *f++ = 'b'; /* blocked, or postponed by CLIENT PAUSE */
+    int doomed = c->txn && atomic_load(&c->txn->dirty_cas);
+    if (doomed) *f++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
     if (c->flags & CLIENT_CLOSE_ASAP) *f++ = 'A';
     if (c->flags & CLIENT_UNIX_SOCKET) *f++ = 'U';
@@ -127,18 +131,20 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
     if (c->lib_name) tot += strlen(c->lib_name) + 1;
     if (c->lib_ver) tot += strlen(c->lib_ver) + 1;
 
-    /* Redis 8.0's fields in its order. HotKV has no MULTI, WATCH by
-     * connection, pub/sub or tracking state yet, so those report what a
-     * connection without them reports. io-thread is the worker that owns
+    /* Redis 8.0's fields in its order. HotKV has no pub/sub or tracking
+     * state yet, so those report what a connection without them reports.
+     * multi is the number of queued commands (-1 outside MULTI), watch the
+     * keys watched. io-thread is the worker that owns
      * the connection; tot-cmds counts its finished commands (a blocked one
      * when it answers). */
     tb_printf(b,
               "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
-              "multi=-1 watch=0 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+              "multi=%d watch=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu "
               "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s "
               "io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
               (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
-              qbuf, qfree, argv_mem, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
+              c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0, qbuf, qfree, argv_mem,
+              c->txn ? c->txn->mem : 0, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
               c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
               c->tot_net_out, c->tot_cmds);
 }

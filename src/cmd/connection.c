@@ -5,6 +5,7 @@
 #include "../server/config.h"
 #include "../server/creply.h"
 #include "../server/server.h"
+#include "../server/txn.h"
 #include "cmds.h"
 #include "cmdutil.h"
 
@@ -133,6 +134,8 @@ void cmd_hello(struct cmd_ctx *c) {
 
 void cmd_reset(struct cmd_ctx *c) {
     if (c->cl->flags & CLIENT_MONITOR) monitor_detach(c->cl);
+    txn_clear_queue(c->cl);
+    txn_unwatch_all(c->cl);
     c->resp = 2;
     c->db = 0;
     c->cl->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);

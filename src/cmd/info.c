@@ -9,6 +9,7 @@
  * is the truth here. The counters, their sums, samples and resets belong to
  * the server layer (src/server/stats.c); this file only formats them. */
 #include "../core/alloc.h"
+#include "../server/txn.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
 #include "../server/replid.h"
@@ -119,10 +120,12 @@ static void sec_clients(struct sbuf *b, const struct stats_totals *t) {
             "maxclients:%lld\r\n"
             "blocked_clients:%llu\r\n"
             "tracking_clients:0\r\n"
+            "watching_clients:%llu\r\n"
             "clients_in_timeout_table:%llu\r\n"
+            "total_watched_keys:%llu\r\n"
             "total_blocking_keys:%llu\r\n"
             "total_blocking_keys_on_nokey:0\r\n",
-            t->clients, CFG(maxclients), t->blocked, t->blocked_timeout,
+            t->clients, CFG(maxclients), t->blocked, txn_watching_clients(), t->blocked_timeout, txn_watched_keys(),
             /* The per-worker counters are read one after the other while
              * they move: a release seen before its registration would show
              * a negative sum for a moment. */

@@ -109,7 +109,12 @@ void sb_free(struct sbuf *b) {
 
 void cmd_time(struct cmd_ctx *c) {
     struct timeval tv;
-    gettimeofday(&tv, NULL);
+    if (c->frozen_us) {
+        tv.tv_sec = c->frozen_us / 1000000;
+        tv.tv_usec = c->frozen_us % 1000000;
+    } else {
+        gettimeofday(&tv, NULL);
+    }
     reply_array(c, 2);
     reply_bulk_ll(c, (long long)tv.tv_sec);
     reply_bulk_ll(c, (long long)tv.tv_usec);

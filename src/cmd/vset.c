@@ -813,8 +813,23 @@ void cmd_vrandmember(struct cmd_ctx *c) {
         /* With repetitions the reply can be far bigger than the set (Redis
          * would build all of it, however big): past VSET_REPLY_CEILING
          * pending bytes it stops, and the client is closed once what was
-         * built is sent, as an output-buffer limit would close it. */
+         * built is sent, as an output-buffer limit would close it. Inside
+         * EXEC or a script the reply is part of another one and cannot be
+         * cut short, so a count that could pass the ceiling is refused
+         * before anything is written. */
         unsigned long long n = (unsigned long long)-count;
+        if ((c->flags & CTX_NESTED) || !c->cl) {
+            if (n > VSET_REPLY_CEILING / 16) {
+                reply_error(c, "ERR VRANDMEMBER count is too large for a reply inside a transaction or script");
+                return;
+            }
+            reply_array(c, (long long)n);
+            for (unsigned long long i = 0; i < n; i++) {
+                struct velem *el = vset_random(vs);
+                reply_bulk(c, el->name, el->nlen);
+            }
+            return;
+        }
         reply_array(c, (long long)n);
         for (unsigned long long i = 0; i < n; i++) {
             struct velem *el = vset_random(vs);

@@ -79,6 +79,8 @@ const struct cfg_entry cfg_table[] = {
     STR("requirepass", requirepass, "", CFG_SENSITIVE, apply_requirepass),
     BOOL("protected-mode", protected_mode, "yes", 0),
     INT("threads", threads, 0, HK_MAX_THREADS, "0", CFG_IMMUTABLE),
+    {"busy-reply-threshold", "lua-time-limit", CFG_INT, 0, &cfg.busy_reply_threshold, NULL, 0, LLONG_MAX, "5000", NULL,
+     NULL, NULL, NULL, NULL},
     INT("shards", shards, 1, 65536, "1024", CFG_IMMUTABLE),
     STR("pidfile", pidfile, "", CFG_IMMUTABLE, NULL),
     STR("dir", dir, "", CFG_IMMUTABLE, NULL),

@@ -33,6 +33,9 @@ struct server_config {
     _Atomic long long obl[3][3];
     /* Slow log and latency monitoring (src/server/observe.h). */
     _Atomic long long slowlog_log_slower_than, slowlog_max_len, latency_monitor_threshold, latency_tracking;
+    /* Scripts: past this many milliseconds a running script makes other
+     * clients' commands answer -BUSY and can be killed (SCRIPT KILL). */
+    _Atomic long long busy_reply_threshold;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */

@@ -1,43 +1,24 @@
 /* dispatch.c - from bytes in the query buffer to a command run.
  *
  * client_process_input parses every complete request in the buffer and
- * hands each to dispatch_command, which is the single place where the
- * command table is consulted: lookup, subcommands, arity, authentication,
- * CLIENT PAUSE, shard locking from the key spec, statistics and output
- * buffer limits. Handlers only see a checked argv with their shards locked. */
+ * hands each to dispatch_command, which asks the execution core's
+ * admission step (exec_admit: lookup, subcommands, arity, authentication,
+ * CLIENT PAUSE, what MULTI may queue), queues the command inside MULTI or
+ * runs it (exec_command: shard locking from the key spec), then keeps the
+ * statistics and output buffer limits. Handlers only see a checked argv
+ * with their shards locked. */
 #include "../core/alloc.h"
 #include "../store/db.h"
 #include "blocking.h"
 #include "config.h"
 #include "creply.h"
 #include "server.h"
+#include "txn.h"
 
 #include <stdio.h>
 #include <string.h>
 
 enum { DISPATCH_DONE = 0, DISPATCH_PAUSED = 1 };
-
-/* cmd_lookup behind a one-entry cache per worker: pipelines and busy
- * clients send the same command again and again, spelled the same way, and
- * comparing the bytes with the last name looked up is cheaper than
- * folding, hashing and probing the index (~6% of a pipelined PING's CPU). */
-static struct command *lookup_command(struct worker *w, const char *name, size_t len) {
-    if (len == w->last_cmd_len && w->last_cmd && memcmp(name, w->last_cmd_name, len) == 0) return w->last_cmd;
-    struct command *cmd = cmd_lookup(name, len);
-    if (cmd && len <= sizeof(w->last_cmd_name)) {
-        memcpy(w->last_cmd_name, name, len);
-        w->last_cmd_len = len;
-        w->last_cmd = cmd;
-    }
-    return cmd;
-}
-
-static int pause_blocks(const struct command *cmd, long long now_ms) {
-    long long end = atomic_load_explicit(&server.pause_end_ms, memory_order_acquire);
-    if (!end || now_ms >= end) return 0;
-    if (atomic_load(&server.pause_all)) return 1;
-    return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
-}
 
 /* The output-buffer class of a client, as client-output-buffer-limit
  * names them: pub/sub subscribers and replicas have limits of their own. */
@@ -72,13 +53,20 @@ int client_soft_limit_passed(const struct client *c, long long now_ms) {
            now_ms - c->obuf_soft_since_ms > secs * 1000;
 }
 
-/* Refuse cmd before it runs with the error of status st. */
-static void reject(struct client *c, struct command *cmd, int st) {
-    struct cmd_ctx *x = &c->ctx;
-    x->cmd = cmd;
-    c->lastcmd = cmd; /* as Redis: CLIENT LIST names a refused command too */
-    reply_status(x, st);
-    stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
+/* What a connection is, for the admission step. */
+static unsigned client_admit_who(const struct client *c) {
+    unsigned who = 0;
+    if (c->flags & CLIENT_AUTHENTICATED) who |= ADM_AUTHED;
+    if (c->flags & CLIENT_LOCAL) who |= ADM_LOCAL;
+    if (c->flags & CLIENT_MONITOR) who |= ADM_MONITOR;
+    return who;
+}
+
+static int busy_poll_allowed(const struct command *cmd) {
+    static const char *ok[] = {"script|kill", "function|kill", "shutdown", "auth", "hello", "quit"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        if (strcmp(cmd->fullname, ok[i]) == 0) return 1;
+    return 0;
 }
 
 int dispatch_command(struct client *c) {
@@ -89,72 +77,42 @@ int dispatch_command(struct client *c) {
     x->flags = client_ctx_flags(c) | (x->flags & CTX_KEYS_WARM);
     x->argv = c->argv;
     x->argc = c->argc;
-    struct command *cmd = lookup_command(w, c->argv[0].ptr, c->argv[0].len);
-    if (!cmd) {
-        c->lastcmd = NULL;
-        char msg[1024];
-        int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
-                           (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
-        /* As Redis: arguments are quoted one after the other until their
-         * text reaches 128 bytes, each cut to what is left of those 128. */
-        int args0 = off;
-        for (int i = 1; i < c->argc && off - args0 < 128; i++) {
-            int room = 128 - (off - args0);
-            off += snprintf(msg + off, sizeof(msg) - (size_t)off, "'%.*s' ",
-                            (int)(c->argv[i].len > (size_t)room ? (size_t)room : c->argv[i].len), c->argv[i].ptr);
-        }
-        reply_error(x, msg);
-        return DISPATCH_DONE;
-    }
-    /* A container with a handler of its own (COMMAND) runs it when called
-     * without a subcommand. */
-    if (cmd->nsubs && (c->argc >= 2 || !cmd->proc)) {
-        if (c->argc < 2) {
-            reject(c, cmd, HK_ERR_ARITY);
-            return DISPATCH_DONE;
-        }
-        struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
-        if (!sub) {
-            x->cmd = cmd;
-            c->lastcmd = NULL;
-            reply_unknown_subcommand(x);
-            stat_add(&w->cmdstats[cmd->id].rejected, 1);
-            return DISPATCH_DONE;
-        }
-        cmd = sub;
-    }
-    if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
-        reject(c, cmd, HK_ERR_ARITY);
-        return DISPATCH_DONE;
-    }
-    /* Protected commands (DEBUG) are refused before authentication, in
-     * Redis's order: enable-debug-command yes, or local for loopback and
-     * unix socket clients. */
-    if ((cmd->flags & CMD_PROTECTED) && CFG(enable_debug_command) != CFG_DEBUG_YES &&
-        !(CFG(enable_debug_command) == CFG_DEBUG_LOCAL && (c->flags & CLIENT_LOCAL))) {
-        x->cmd = cmd;
+    struct txn *t = c->txn;
+    int queuing = t && t->active;
+    int adm = exec_admit(x, queuing ? ADMIT_QUEUE : ADMIT_SOCKET, client_admit_who(c), t ? t->flags : 0);
+    const struct command *cmd = x->cmd;
+    if (adm == ADMIT_PAUSED) return DISPATCH_PAUSED;
+    if (adm == ADMIT_REFUSED) {
+        /* As Redis: CLIENT LIST names a refused command too, and an error
+         * while queuing dooms the transaction. */
         c->lastcmd = cmd;
-        reply_error(x, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
-                       "can run it from a local connection, otherwise you need to set this option in the "
-                       "configuration file, and then restart the server.");
-        stat_add(&w->cmdstats[cmd->id].rejected, 1);
+        if (queuing) t->dirty_exec = 1;
+        /* A refused EXEC aborts the transaction (EXECABORT). */
+        if (cmd && (cmd->flags & CMD_TXN_EXEC) && t) {
+            txn_clear_queue(c);
+            txn_unwatch_all(c);
+        }
         return DISPATCH_DONE;
     }
-    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
-        reject(c, cmd, HK_ERR_NOAUTH);
+    /* Served while this worker's own script is busy: only what needs no
+     * shard and no other connection's state may run. */
+    if (__builtin_expect(w->busy_poll, 0) && !busy_poll_allowed(cmd)) {
+        reply_error(x, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        c->lastcmd = cmd;
         return DISPATCH_DONE;
     }
-    /* A monitor is a replica to Redis: it may not touch the keyspace. */
-    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE))) {
-        x->cmd = cmd;
-        reply_error(x, "ERR Replica can't interact with the keyspace");
-        stat_add(&w->cmdstats[cmd->id].rejected, 1);
+    if (queuing && !(cmd->flags & CMD_TXN_CONTROL)) {
+        txn_queue(c, cmd);
+        reply_simple(x, "QUEUED");
+        c->lastcmd = cmd;
         return DISPATCH_DONE;
     }
-    if (pause_blocks(cmd, x->now_ms)) return DISPATCH_PAUSED;
-
-    x->cmd = cmd;
     c->cmd = cmd;
+    /* Scripts (skip-monitor, as in Redis) are shown before they run, so
+     * that the commands they call follow them in the feed. */
+    if ((cmd->flags & (CMD_SKIP_MONITOR | CMD_NOSCRIPT | CMD_ADMIN)) == (CMD_SKIP_MONITOR | CMD_NOSCRIPT) &&
+        (cmd->flags & CMD_MAY_LOCK_ALL) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
+        monitor_feed(c, cmd, x->argv, x->argc, x->db);
     long long dt = exec_command(x);
     /* Shown once, as it ran (a blocked command when it blocked, not when
      * it is served); admin commands are not shown, as in Redis. */
@@ -204,7 +162,7 @@ static size_t collect_keys(struct client *c, struct keyref *keys, int *n, int ma
         size_t reqlen;
         if (!resp_skim(c->qbuf + pos, c->qlen - pos, off, len, PREFETCH_MAX_ARGS, &argc, &reqlen)) break;
         const char *base = c->qbuf + pos;
-        const struct command *cmd = lookup_command(c->w, base + off[0], len[0]);
+        const struct command *cmd = exec_lookup(c->w, base + off[0], len[0]);
         if (cmd && !cmd->nsubs && !cmd->getkeys && !cmd->numkeys_at && cmd->first > 0 &&
             !(cmd->flags & (CMD_SHARDWISE | CMD_ALL_SHARDS))) {
             int last = cmd->last < 0 ? argc + cmd->last : cmd->last;

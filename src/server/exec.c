@@ -9,9 +9,167 @@
 #include "../store/hfe.h"
 #include "creply.h"
 #include "journal.h"
+#include "script.h"
 #include "server.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* ---- admission -------------------------------------------------------- */
+
+/* cmd_lookup behind a one-entry cache per worker: pipelines and busy
+ * clients send the same command again and again, spelled the same way, and
+ * comparing the bytes with the last name looked up is cheaper than
+ * folding, hashing and probing the index (~6% of a pipelined PING's CPU). */
+static struct command *lookup_cached(struct worker *w, const char *name, size_t len) {
+    if (!w) return cmd_lookup(name, len);
+    if (len == w->last_cmd_len && w->last_cmd && memcmp(name, w->last_cmd_name, len) == 0) return w->last_cmd;
+    struct command *cmd = cmd_lookup(name, len);
+    if (cmd && len <= sizeof(w->last_cmd_name)) {
+        memcpy(w->last_cmd_name, name, len);
+        w->last_cmd_len = len;
+        w->last_cmd = cmd;
+    }
+    return cmd;
+}
+
+const struct command *exec_lookup(struct worker *w, const char *name, size_t len) {
+    return lookup_cached(w, name, len);
+}
+
+static int pause_blocks(uint64_t flags, long long now_ms) {
+    long long end = atomic_load_explicit(&server.pause_end_ms, memory_order_acquire);
+    if (!end || now_ms >= end) return 0;
+    if (atomic_load(&server.pause_all)) return 1;
+    return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+}
+
+static void admit_count_rejected(struct cmd_ctx *c, const struct command *cmd) {
+    if (c->w && cmd) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
+}
+
+/* A connection's refusal: the error itself, or for EXEC the abort of the
+ * transaction that names it (Redis's execCommandAbort; the caller drops
+ * the transaction). */
+static void refuse(struct cmd_ctx *c, const char *msg) {
+    if (c->cmd && (c->cmd->flags & CMD_TXN_EXEC)) {
+        if (strncmp(msg, "ERR ", 4) == 0) msg += 4;
+        reply_errorf(c, "EXECABORT Transaction discarded because of: %s", msg);
+        return;
+    }
+    reply_error(c, msg);
+}
+
+static void refuse_status(struct cmd_ctx *c, int st) {
+    char buf[256];
+    if (hk_status_wants_name(st)) snprintf(buf, sizeof(buf), hk_status_text(st), c->cmd ? c->cmd->fullname : "");
+    else snprintf(buf, sizeof(buf), "%s", hk_status_text(st));
+    refuse(c, buf);
+}
+
+/* The refusal of an unknown command: a connection gets Redis's text with
+ * the arguments quoted one after the other until their text reaches 128
+ * bytes, each cut to what is left of those 128. */
+static void refuse_unknown(struct cmd_ctx *c, int policy) {
+    if (policy == ADMIT_SCRIPT) {
+        reply_error(c, "ERR Unknown Redis command called from script");
+        return;
+    }
+    char msg[1024];
+    int off = snprintf(msg, sizeof(msg), "ERR unknown command '%.*s', with args beginning with: ",
+                       (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].ptr);
+    int args0 = off;
+    for (int i = 1; i < c->argc && off - args0 < 128; i++) {
+        int room = 128 - (off - args0);
+        off += snprintf(msg + off, sizeof(msg) - (size_t)off, "'%.*s' ",
+                        (int)(c->argv[i].len > (size_t)room ? (size_t)room : c->argv[i].len), c->argv[i].ptr);
+    }
+    reply_error(c, msg);
+}
+
+int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
+    struct command *cmd = lookup_cached(c->w, c->argv[0].ptr, c->argv[0].len);
+    c->cmd = NULL;
+    if (!cmd) {
+        refuse_unknown(c, policy);
+        return ADMIT_REFUSED;
+    }
+    /* A container with a handler of its own (COMMAND) runs it when called
+     * without a subcommand. */
+    if (cmd->nsubs && (c->argc >= 2 || !cmd->proc)) {
+        c->cmd = cmd;
+        if (c->argc < 2) {
+            if (policy == ADMIT_SCRIPT) reply_error(c, "ERR Wrong number of args calling Redis command from script");
+            else reply_status(c, HK_ERR_ARITY);
+            admit_count_rejected(c, cmd);
+            return ADMIT_REFUSED;
+        }
+        struct command *sub = cmd_lookup_sub(cmd, c->argv[1].ptr, c->argv[1].len);
+        if (!sub) {
+            if (policy == ADMIT_SCRIPT) reply_error(c, "ERR Unknown Redis command called from script");
+            else reply_unknown_subcommand(c);
+            admit_count_rejected(c, cmd);
+            c->cmd = NULL;
+            return ADMIT_REFUSED;
+        }
+        cmd = sub;
+    }
+    c->cmd = cmd;
+    if ((cmd->arity > 0 && c->argc != cmd->arity) || c->argc < -cmd->arity) {
+        if (policy == ADMIT_SCRIPT) reply_error(c, "ERR Wrong number of args calling Redis command from script");
+        else refuse_status(c, HK_ERR_ARITY);
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    if (policy == ADMIT_REPLAY) return ADMIT_OK;
+    if (policy == ADMIT_SCRIPT) {
+        if (cmd->flags & CMD_NOSCRIPT) {
+            reply_error(c, "ERR This Redis command is not allowed from script");
+            return ADMIT_REFUSED;
+        }
+        if ((who & ADM_NO_WRITES) && (cmd->flags & CMD_WRITE)) {
+            reply_error(c, "ERR Write commands are not allowed from read-only scripts.");
+            return ADMIT_REFUSED;
+        }
+        return ADMIT_OK;
+    }
+    /* Protected commands (DEBUG) are refused before authentication, in
+     * Redis's order: enable-debug-command yes, or local for loopback and
+     * unix socket clients. */
+    if ((cmd->flags & CMD_PROTECTED) && CFG(enable_debug_command) != CFG_DEBUG_YES &&
+        !(CFG(enable_debug_command) == CFG_DEBUG_LOCAL && (who & ADM_LOCAL))) {
+        refuse(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+                       "can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    if (!(who & ADM_AUTHED) && !(cmd->flags & CMD_NO_AUTH)) {
+        refuse_status(c, HK_ERR_NOAUTH);
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    if (policy == ADMIT_QUEUE && (cmd->flags & (CMD_NO_MULTI | CMD_GATHER))) {
+        refuse(c, "ERR Command not allowed inside a transaction");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    /* A monitor is a replica to Redis: it may not touch the keyspace. */
+    if ((who & ADM_MONITOR) && (cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE))) {
+        refuse(c, "ERR Replica can't interact with the keyspace");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    if (atomic_load_explicit(&scripts_busy, memory_order_relaxed) && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        refuse(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    uint64_t pf = cmd->flags;
+    if (cmd->flags & CMD_TXN_EXEC) pf |= queued_flags;
+    if (pause_blocks(pf, c->now_ms)) return ADMIT_PAUSED;
+    return ADMIT_OK;
+}
 
 /* ---- contexts ------------------------------------------------------- */
 
@@ -344,7 +502,12 @@ long long exec_command(struct cmd_ctx *c) {
     default: break;
     }
     if (ls->n || ls->all) {
-        ls_acquire(ls);
+        if (__builtin_expect(!ls_acquire_abortable(ls), 0)) {
+            /* A script past busy-reply-threshold holds what it needs. */
+            reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            if (c->w) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
+            return 0;
+        }
         journal_arm(c);
         /* A multi-key command (MGET, MSET, DEL k1 k2...) looks its keys up
          * one after the other: warm them all first so their cache misses
@@ -370,6 +533,7 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     n.db = p->db;
     n.resp = p->resp;
     n.now_ms = p->now_ms;
+    n.frozen_us = p->frozen_us;
     n.flags = (p->flags & (CTX_DENY_BLOCKING | CTX_NO_TOUCH | CTX_MUTED | CTX_JOURNAL | CTX_REPLAY)) | CTX_NESTED;
     n.ls = p->ls;
     n.prop = p->prop;
@@ -404,7 +568,8 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     if (n.flags & CTX_JOURNAL) prop_finish(&n);
     p->sink.dirty += n.sink.dirty;
     p->errors += n.errors;
-    p->db = n.db; /* SELECT inside a transaction sticks */
+    p->db = n.db;     /* SELECT inside a transaction sticks */
+    p->resp = n.resp; /* and so does HELLO's protocol */
     /* The inner command described the effect: the outer one's own argv
      * (BLPOP, EXEC...) must not propagate on top of it. */
     if (n.sink.dirty || p->prop->ncmds != before) p->flags |= CTX_PROP_CUSTOM;
@@ -418,6 +583,41 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     n.prop = &n.own_prop;
     ctx_destroy(&n);
     return HK_OK;
+}
+
+void exec_lock_own(struct cmd_ctx *c) {
+    HK_ASSERT(!(c->flags & CTX_NESTED) && !c->own_ls.held);
+    c->ls = &c->own_ls;
+    if (!c->own_ls.n && !c->own_ls.all) return;
+    ls_acquire(&c->own_ls);
+    journal_arm(c);
+}
+
+void exec_prop_mark(struct cmd_ctx *c, struct prop_mark *m) {
+    m->off = c->prop->out.len;
+    m->ncmds = c->prop->ncmds;
+}
+
+void exec_prop_wrap(struct cmd_ctx *c, const struct prop_mark *m) {
+    struct prop *p = c->prop;
+    /* Nested (a script inside EXEC): the outer unit wraps it. */
+    if (!(c->flags & CTX_JOURNAL) || (c->flags & (CTX_REPLAY | CTX_NESTED)) || p->ncmds - m->ncmds < 2) return;
+    static const char multi[] = "*1\r\n$5\r\nMULTI\r\n";
+    size_t ml = sizeof(multi) - 1;
+    prop_raw(p, multi, ml); /* room */
+    memmove(p->out.p + m->off + ml, p->out.p + m->off, p->out.len - ml - m->off);
+    memcpy(p->out.p + m->off, multi, ml);
+    prop_raw(p, "*1\r\n$4\r\nEXEC\r\n", 14);
+    p->ncmds += 2;
+}
+
+void exec_adopt_deferred(struct cmd_ctx *to, struct cmd_ctx *from) {
+    while (from->deferred) {
+        struct deferred *d = from->deferred;
+        from->deferred = d->next;
+        d->next = to->deferred;
+        to->deferred = d;
+    }
 }
 
 void exec_shard_enter(struct cmd_ctx *c, unsigned s) {
@@ -458,6 +658,9 @@ int exec_lock_all_shards(struct cmd_ctx *c) {
      * it yet, so letting it go before taking everything loses nothing;
      * the journal record is then tagged with every shard. */
     struct lockset *ls = &c->own_ls;
+    /* What was propagated under the shards held so far (a script's
+     * expired keys) is journaled before they are let go. */
+    if ((c->flags & CTX_JOURNAL) && ls->held) journal_flush(c, ls, 0);
     if (ls->held) ls_release(ls);
     ls_clear(ls);
     ls_add_all(ls);

@@ -95,6 +95,9 @@ struct cmd_ctx {
     int resp;
     unsigned flags;
     long long now_ms;
+    /* TIME's answer while a script runs (microseconds), 0 outside one:
+     * time is frozen for the whole script, as in Redis 7.2+. */
+    long long frozen_us;
     /* The command's keys: keys[i] is argv[kpos[i]], in key-spec order. */
     struct keyref *keys;
     int *kpos;
@@ -126,6 +129,46 @@ struct cmd_ctx {
     /* Work deferred until the locks are released (exec_after_unlock). */
     struct deferred *deferred;
 };
+
+/* ---- admission -------------------------------------------------------- */
+
+/* Whether a command may run is decided here, once, for every caller; the
+ * policy says who asks, which checks apply and how a refusal reads:
+ *
+ *   ADMIT_SOCKET  a connection's command: lookup, subcommand, arity, the
+ *                 DEBUG gate, authentication, MONITOR's refusal of keyspace
+ *                 commands, CLIENT PAUSE.
+ *   ADMIT_QUEUE   the same for a connection in MULTI, plus what MULTI may
+ *                 not queue (no-multi commands, and those whose reply is
+ *                 gathered from every worker, which cannot answer inside
+ *                 EXEC's reply).
+ *   ADMIT_SCRIPT  redis.call / redis.pcall: Redis's script texts, noscript
+ *                 commands refused, writes refused to a read-only script
+ *                 (EVAL_RO, no-writes); no authentication or pause (the
+ *                 script's caller passed them).
+ *   ADMIT_REPLAY  a journal, AOF or replica stream: lookup and arity only.
+ *
+ * The ACL check will be one more step here. */
+enum { ADMIT_SOCKET = 0, ADMIT_QUEUE, ADMIT_SCRIPT, ADMIT_REPLAY };
+enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
+
+/* What the caller is, for the checks that depend on it. */
+#define ADM_AUTHED (1u << 0)    /* authenticated (or no password is set) */
+#define ADM_LOCAL (1u << 1)     /* loopback or unix socket peer (enable-debug-command local) */
+#define ADM_MONITOR (1u << 2)   /* in MONITOR mode */
+#define ADM_NO_WRITES (1u << 3) /* a script that may not write (EVAL_RO, FCALL_RO, no-writes) */
+
+/* Look c->argv[0] (and argv[1] of a container) up and apply the policy's
+ * checks. On ADMIT_OK c->cmd is the command to run. On ADMIT_REFUSED the
+ * refusal was replied into c's sink and counted (INFO commandstats
+ * rejected_calls, errorstats); c->cmd is the refused command, or NULL when
+ * none was found. ADMIT_PAUSED (socket policies only): CLIENT PAUSE holds
+ * the command back, nothing replied. queued_flags are the command flags of
+ * what a CMD_TXN_EXEC command would run (EXEC's queue), for the pause rule. */
+int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags);
+/* The command table lookup behind the worker's one-entry cache (w may be
+ * NULL). */
+const struct command *exec_lookup(struct worker *w, const char *name, size_t len);
 
 /* Set a context up for repeated use (a connection keeps one). */
 void ctx_init(struct cmd_ctx *c);
@@ -198,6 +241,28 @@ int exec_with_all_shards(struct cmd_ctx *c, void (*fn)(struct cmd_ctx *c, void *
  * shard is held already), or HK_ERR_LOCK_CONFLICT, nothing changed, when
  * nested under an outer set that is not every shard. */
 int exec_lock_all_shards(struct cmd_ctx *c);
+
+/* For a handler that finds its keys itself (EXEC: the union of its
+ * queued commands' keys and its watched keys): it fills c->own_ls with
+ * ls_add / ls_add_all, then this acquires the set in ascending order and
+ * arms the journal, as exec_command does for a key-spec command. Not
+ * nested, and only from a command that held nothing so far. */
+void exec_lock_own(struct cmd_ctx *c);
+
+/* Move from's deferred work to `to` (a script's view of its command's
+ * context hands its nested calls' work to the command). */
+void exec_adopt_deferred(struct cmd_ctx *to, struct cmd_ctx *from);
+
+/* Propagating several commands as one unit (EXEC, scripts): mark where
+ * the unit starts, run the commands nested, then wrap: when the unit
+ * propagated two commands or more, they become MULTI ... EXEC, as Redis
+ * propagates them. */
+struct prop_mark {
+    size_t off;
+    int ncmds;
+};
+void exec_prop_mark(struct cmd_ctx *c, struct prop_mark *m);
+void exec_prop_wrap(struct cmd_ctx *c, const struct prop_mark *m);
 
 /* Active expiry of shard s on worker w's cron: locks the shard, expires
  * up to `budget` entries' worth of keys and as many hash fields, journals

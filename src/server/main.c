@@ -12,6 +12,7 @@
 #include "journal.h"
 #include "lazyfree.h"
 #include "server.h"
+#include "txn.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -110,6 +111,7 @@ int main(int argc, char **argv) {
     hk_clock_init();
     commands_init();
     block_init();
+    txn_init();
     atomic_store(&server.active_expire_enabled, 1);
     ks_init((int)CFG(databases), shards);
     journal_init(threads);

@@ -180,7 +180,10 @@ void monitor_feed(struct client *c, const struct command *cmd, const hk_slice *a
     gettimeofday(&tv, NULL);
     char head[320];
     int n;
-    if (c->flags & CLIENT_UNIX_SOCKET) {
+    if (!c) {
+        /* A command a script ran: Redis names its source "lua". */
+        n = snprintf(head, sizeof(head), "+%ld.%06ld [%d lua] ", (long)tv.tv_sec, (long)tv.tv_usec, db);
+    } else if (c->flags & CLIENT_UNIX_SOCKET) {
         /* addr is "<path>:0" for a unix socket; Redis prints unix:<path>. */
         size_t al = strlen(c->addr);
         if (al >= 2 && !strcmp(c->addr + al - 2, ":0")) al -= 2;

@@ -169,6 +169,10 @@ void monitor_attach(struct client *c);
 /* Stop feeding c (RESET, disconnect): on its worker's thread. */
 void monitor_detach(struct client *c);
 /* Show a command that ran on client c in database db to every monitor. */
+/* Feed one command to every monitor: c is the connection that ran it, or
+ * NULL for a command a script ran ("[db lua]"). Takes monitor_lock, which
+ * may be taken under shard locks (EXEC and scripts feed their inner
+ * commands as they run) and under which only mbox_lock is taken. */
 void monitor_feed(struct client *c, const struct command *cmd, const struct hk_slice *argv, int argc, int db);
 
 /* Whether argument i of cmd's argv is a secret Redis shows as

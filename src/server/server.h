@@ -61,6 +61,19 @@ struct worker;
 #define CMD_NO_MULTI (1ULL << 24)
 #define CMD_MOVABLE_KEYS (1ULL << 25)
 #define CMD_ALLOW_BUSY (1ULL << 26)
+/* HotKV-only: runs the connection's queued commands (EXEC); CLIENT PAUSE
+ * judges it by their flags. */
+#define CMD_TXN_EXEC (1ULL << 27)
+/* HotKV-only: its reply is gathered from every worker after it returns
+ * (CLIENT LIST, CLIENT KILL, CLIENT UNBLOCK, CONFIG RESETSTAT), so it cannot
+ * answer inside EXEC's reply: MULTI refuses to queue it. */
+#define CMD_GATHER (1ULL << 28)
+/* HotKV-only: runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH,
+ * QUIT, RESET), as in Redis. */
+#define CMD_TXN_CONTROL (1ULL << 29)
+/* HotKV-only: may take every shard while it runs (SORT with BY or GET
+ * patterns, DEBUG DIGEST): EXEC locks everything for it up front. */
+#define CMD_MAY_LOCK_ALL (1ULL << 30)
 /* HotKV-only: runs with every shard locked (FLUSHALL, FLUSHDB, SWAPDB). */
 #define CMD_ALL_SHARDS (1ULL << 40)
 /* HotKV-only: the command must not run while clients are paused for writes. */
@@ -301,6 +314,12 @@ struct worker {
     stat_t nblocked_timeout; /* those with a deadline (INFO clients_in_timeout_table) */
     stat_t npaused;          /* clients held by CLIENT PAUSE (counted as blocked, as in Redis) */
     stat_t nblocking_keys;   /* keys registered minus keys released by this thread; sums to the total */
+    /* Scripts (script.c): the Lua state, created on the first script. The
+     * atomics are read by SCRIPT KILL on other workers: a script here is
+     * past busy-reply-threshold, it wrote, a kill is requested. */
+    struct lua_env *lua;
+    _Atomic int script_busy, script_wrote, script_kill;
+    int busy_poll; /* inside worker_busy_poll: only a few commands may run */
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     long long rbuf_peak_reset_ms; /* clients_cron: last reset of the clients' rbuf_peak */
@@ -349,6 +368,7 @@ struct worker {
 #define CLIENT_REPLAY (1u << 18)      /* applies a journal: its commands run with CTX_REPLAY */
 #define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
 #define CLIENT_MONITOR (1u << 20)     /* in MONITOR mode: receives the feed (monitor.c) */
+#define CLIENT_IN_SCRIPT (1u << 21)   /* its command is running a script (worker_busy_poll leaves it alone) */
 
 struct client {
     uint64_t id;
@@ -382,6 +402,7 @@ struct client {
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
     struct monitor *monitor; /* set while CLIENT_MONITOR (monitor.c) */
+    struct txn *txn;         /* MULTI queue and WATCH list (txn.h), NULL until used */
     long long tot_net_in, tot_net_out, tot_cmds;
     /* Most bytes the head output block held when a write began, since the
      * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
@@ -439,6 +460,12 @@ struct gather {
 void worker_broadcast(mail_fn each, mail_fn done, void *arg);
 
 void workers_stop(void);
+/* Called from a script past busy-reply-threshold, on its worker: serve
+ * this worker's other connections once without blocking, so that they get
+ * -BUSY (or run SCRIPT KILL, SHUTDOWN) instead of waiting for the script.
+ * The connection running the script is left alone; no mail, timer or
+ * accept is handled. */
+void worker_busy_poll(struct worker *w);
 void client_stop_reading(struct client *c);
 /* Process buffered input again (after a pause or a broadcast reply) and
  * queue the output. Returns -1 when the client must be closed. */

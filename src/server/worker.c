@@ -13,6 +13,7 @@
 #include "blocking.h"
 #include "creply.h"
 #include "server.h"
+#include "txn.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -143,6 +144,7 @@ static void client_free(struct client *c) {
     struct worker *w = c->w;
     if (c->flags & CLIENT_BLOCKED) block_remove(c);
     if (c->flags & CLIENT_MONITOR) monitor_detach(c);
+    txn_free(c);
     if (c->flags & CLIENT_PAUSED) {
         for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
             if (*p == c) {
@@ -444,6 +446,30 @@ static int is_client_src(const struct worker *w, const void *p) {
     if (p >= (const void *)&listen_src[0][0] && p < (const void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND))
         return 0;
     return p != &unix_src && p != &mailbox_src[w->id];
+}
+
+void worker_busy_poll(struct worker *w) {
+    if (w->busy_poll) return;
+    struct epoll_event evs[64];
+    int n = epoll_wait(w->epfd, evs, 64, 0);
+    if (n <= 0) return;
+    w->busy_poll = 1;
+    w->now_ms = hk_mstime();
+    for (int i = 0; i < n; i++) {
+        if (!is_client_src(w, evs[i].data.ptr)) continue;
+        struct client *c = evs[i].data.ptr;
+        if (c->flags & (CLIENT_CLOSING | CLIENT_IN_SCRIPT)) continue;
+        if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            int r = client_read(c);
+            if (r < 0 || (r > 0 && client_resume(c) < 0)) {
+                client_close(c);
+                continue;
+            }
+        }
+        if ((evs[i].events & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
+    }
+    flush_pending(w);
+    w->busy_poll = 0;
 }
 
 static void close_all_clients(struct worker *w) {

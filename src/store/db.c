@@ -9,6 +9,7 @@
 #include "../core/util.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -121,6 +122,38 @@ void shard_lock(unsigned s) {
     pthread_mutex_lock(&ks.shards[s].lock);
 #endif
     mark_held(s, 1);
+}
+
+_Atomic int ls_wait_abort;
+
+int shard_lock_abortable(unsigned s) {
+    pthread_mutex_t *m = &ks.shards[s].lock;
+    if (pthread_mutex_trylock(m) != 0) {
+        if (!atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) {
+#ifdef HK_LOCK_STATS
+            shard_lock(s);
+            return 1;
+#else
+            /* Wait in slices, so that a script turning busy meanwhile is
+             * noticed. */
+            for (;;) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 20 * 1000 * 1000;
+                if (ts.tv_nsec >= 1000000000L) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000L;
+                }
+                if (pthread_mutex_timedlock(m, &ts) == 0) break;
+                if (atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) return 0;
+            }
+#endif
+        } else {
+            return 0;
+        }
+    }
+    mark_held(s, 1);
+    return 1;
 }
 
 int shard_trylock(unsigned s) {

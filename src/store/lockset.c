@@ -37,6 +37,17 @@ void ls_acquire_slow(struct lockset *ls) {
     ls->held = 1;
 }
 
+int ls_acquire_abortable_slow(struct lockset *ls) {
+    unsigned n = ls_count(ls);
+    for (unsigned i = 0; i < n; i++)
+        if (!shard_lock_abortable(ls_at(ls, i))) {
+            while (i-- > 0) shard_unlock(ls_at(ls, i));
+            return 0;
+        }
+    ls->held = 1;
+    return 1;
+}
+
 void ls_release_slow(struct lockset *ls) {
     if (!ls->held) return;
     for (unsigned i = ls_count(ls); i-- > 0;) shard_unlock(ls_at(ls, i));

@@ -67,6 +67,25 @@ static inline void ls_acquire(struct lockset *ls) {
     }
     ls_acquire_slow(ls);
 }
+/* Set while a script runs past busy-reply-threshold (script.c): a wait
+ * for a contended shard then gives up instead of waiting for the script,
+ * and the command answers -BUSY. */
+#include <stdatomic.h>
+extern _Atomic int ls_wait_abort;
+/* shard_lock that gives up (returning 0) while ls_wait_abort is set and
+ * the shard is taken. */
+int shard_lock_abortable(unsigned s);
+/* ls_acquire, giving up like shard_lock_abortable: returns 1 with the set
+ * held, or 0 with nothing held. */
+int ls_acquire_abortable_slow(struct lockset *ls);
+static inline int ls_acquire_abortable(struct lockset *ls) {
+    if (ls->n == 1 && !ls->all) {
+        if (!shard_lock_abortable(ls->s[0])) return 0;
+        ls->held = 1;
+        return 1;
+    }
+    return ls_acquire_abortable_slow(ls);
+}
 /* Unlock them (descending order). */
 void ls_release_slow(struct lockset *ls);
 static inline void ls_release(struct lockset *ls) {

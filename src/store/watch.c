@@ -7,6 +7,8 @@
 #include <string.h>
 
 void (*wk_signal_hook)(const struct bwaiter *w);
+void (*wk_dirty_hook)(void *owner);
+_Atomic long long wk_watched_keys;
 
 /* Pops take what they are woken for, so one waiter at a time; readers
  * of a stream all see the same entries, so all of them. */
@@ -63,16 +65,34 @@ void wk_release(unsigned shard, struct wkey *wk) {
     }
 }
 
-uint64_t wk_watch(const struct keyref *k, struct wkey **out) {
+uint64_t wk_watch(const struct keyref *k, void *owner, struct wwatcher **out) {
     struct wkey *wk = wk_get(k);
-    wk->watchers++;
-    *out = wk;
+    struct wwatcher *w = hk_malloc(sizeof(*w));
+    w->wk = wk;
+    w->owner = owner;
+    w->prev = NULL;
+    w->next = wk->whead;
+    if (wk->whead) wk->whead->prev = w;
+    wk->whead = w;
+    if (wk->watchers++ == 0) atomic_fetch_add_explicit(&wk_watched_keys, 1, memory_order_relaxed);
+    *out = w;
     return wk->version;
 }
 
-void wk_unwatch(unsigned shard, struct wkey *wk) {
-    if (wk->watchers) wk->watchers--;
+void wk_unwatch(unsigned shard, struct wwatcher *w) {
+    struct wkey *wk = w->wk;
+    if (w->prev) w->prev->next = w->next;
+    else wk->whead = w->next;
+    if (w->next) w->next->prev = w->prev;
+    hk_free(w);
+    if (wk->watchers && --wk->watchers == 0) atomic_fetch_sub_explicit(&wk_watched_keys, 1, memory_order_relaxed);
     wk_release(shard, wk);
+}
+
+/* Tell every transaction watching wk that it changed. */
+static void dirty_watchers(struct wkey *wk) {
+    if (!wk_dirty_hook) return;
+    for (struct wwatcher *w = wk->whead; w; w = w->next) wk_dirty_hook(w->owner);
 }
 
 struct bwaiter *wk_first(const struct wkey *wk, int kind) {
@@ -138,6 +158,7 @@ void wk_touch(struct shard *s, const struct keyref *k, int ready) {
     if (!link) return;
     struct wkey *wk = (struct wkey *)*link;
     wk->version++;
+    if (wk->whead) dirty_watchers(wk);
     if (ready && wk->head) wake(wk);
 }
 
@@ -149,7 +170,10 @@ void wk_touch_db(struct shard *s, int db, int ready, int (*exists)(const struct 
     while ((n = ht_iter_next(&it))) {
         struct wkey *wk = (struct wkey *)n;
         if (wk->db != db) continue;
-        if (exists(wk, arg)) wk->version++;
+        if (exists(wk, arg)) {
+            wk->version++;
+            if (wk->whead) dirty_watchers(wk);
+        }
         if (ready && wk->head) wake(wk);
     }
 }

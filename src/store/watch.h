@@ -24,6 +24,7 @@
 
 #include "../core/htable.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,11 +43,20 @@ struct bwaiter {
     int signaled;  /* a wake-up is on its way; the waiter clears it when it re-runs */
 };
 
+/* One WATCH of a key by one transaction (owner: the server's state of
+ * that connection's transaction). */
+struct wwatcher {
+    struct wwatcher *next, *prev;
+    struct wkey *wk;
+    void *owner;
+};
+
 struct wkey {
     struct hnode node;
     uint64_t hash;
     uint64_t version;   /* writes to this key since the entry was created */
     unsigned watchers;  /* WATCH references */
+    struct wwatcher *whead;
     struct bwaiter *head, *tail;
     int nkind[WK_NKINDS];
     int db;
@@ -57,6 +67,12 @@ struct wkey {
 /* Set by the server: post a wake-up for waiter w (shard locked; must not
  * block or take a shard lock). */
 extern void (*wk_signal_hook)(const struct bwaiter *w);
+/* Set by the server: a key `owner` watches was written (shard locked;
+ * may take only leaf locks). */
+extern void (*wk_dirty_hook)(void *owner);
+/* Keys watched by at least one transaction, over every shard (INFO
+ * total_watched_keys). */
+extern _Atomic long long wk_watched_keys;
 
 /* The entry of k in its (locked) shard, or NULL. */
 struct wkey *wk_find(const struct keyref *k);
@@ -65,10 +81,11 @@ struct wkey *wk_get(const struct keyref *k);
 /* Free wk if nobody watches or waits on it any more. */
 void wk_release(unsigned shard, struct wkey *wk);
 
-/* WATCH: take a reference and return the version to compare later. */
-uint64_t wk_watch(const struct keyref *k, struct wkey **out);
-/* UNWATCH of a reference taken by wk_watch. */
-void wk_unwatch(unsigned shard, struct wkey *wk);
+/* WATCH: add owner's watch of k (its record in *out) and return the
+ * key's version to compare later. */
+uint64_t wk_watch(const struct keyref *k, void *owner, struct wwatcher **out);
+/* UNWATCH of a watch taken by wk_watch (shard locked). */
+void wk_unwatch(unsigned shard, struct wwatcher *w);
 
 /* Append a waiter (allocated here) at the tail of k's FIFO. */
 struct bwaiter *wk_wait(const struct keyref *k, uint64_t cid, int worker, int kind);

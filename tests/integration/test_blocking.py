@@ -517,7 +517,7 @@ def test_many_keys(server, r):
 
 def test_command_info_flags(r, conn):
     blpop, bzmpop = conn.cmd("COMMAND", "INFO", "blpop", "bzmpop")
-    assert blpop[:6] == [b"blpop", -3, ["write", "blocking"], 1, -2, 1]
+    assert blpop[:6] == [b"blpop", -3, ["write", "noscript", "blocking"], 1, -2, 1]
     assert bzmpop[:6] == [b"bzmpop", -5, ["write", "blocking", "movablekeys"], 0, 0, 0]
     assert conn.cmd("COMMAND", "GETKEYS", "BLMPOP", "0", "2", "a", "b", "LEFT") == [b"a", b"b"]
     assert conn.cmd("COMMAND", "GETKEYS", "BLPOP", "a", "b", "0") == [b"a", b"b"]

@@ -173,7 +173,7 @@ def test_key_specs_resp3_maps(conn3):
 # SORT_RO too, where the server has them).
 MOVABLE = {b"zunion", b"zinter", b"zdiff", b"zunionstore", b"zinterstore", b"zdiffstore", b"zintercard",
            b"zmpop", b"bzmpop", b"sintercard", b"lmpop", b"blmpop", b"georadius", b"georadiusbymember",
-           b"sort", b"sort_ro"}
+           b"sort", b"sort_ro", b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro"}
 
 
 def test_movablekeys_exact(conn):

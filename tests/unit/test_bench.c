@@ -176,12 +176,71 @@ static void test_tmpl_random_parts(void) {
     gbuf_free(&b);
 }
 
+/* A ";" word separates the commands of one request; {key last} repeats
+ * the key drawn last in that request. */
+static void test_tmpl_sequence(void) {
+    struct rng r;
+    rng_seed(&r, 4);
+    struct gbuf b = {0};
+    char err[256];
+    struct tmpl *t = tmpl_parse("MULTI ; SET {key sequence 5} v ; GET {key last} ; EXEC", err, sizeof(err));
+    CHECK(t != NULL);
+    if (!t) return;
+    CHECK_EQ_LL(tmpl_replies(t), 4);
+    CHECK(!strcmp(tmpl_command(t), "MULTI"));
+    for (int i = 0; i < 2; i++) {
+        b.len = 0;
+        tmpl_gen(t, &r, &b);
+        char exp[256];
+        snprintf(exp, sizeof(exp),
+                 "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$14\r\nkey_000000000%d\r\n$1\r\nv\r\n"
+                 "*2\r\n$3\r\nGET\r\n$14\r\nkey_000000000%d\r\n*1\r\n$4\r\nEXEC\r\n",
+                 i, i);
+        CHECK_MEM(b.p, b.len, exp);
+    }
+    tmpl_free(t);
+
+    /* Uniform keys: the GET names the key the SET drew, in a mixed word too. */
+    t = tmpl_parse("SET {key uniform 1000000} x;y ; GET p:{key last}", err, sizeof(err));
+    CHECK(t != NULL);
+    CHECK_EQ_LL(tmpl_replies(t), 2);
+    int differ = 0;
+    unsigned prev = 0;
+    for (int i = 0; i < 100 && t; i++) {
+        b.len = 0;
+        tmpl_gen(t, &r, &b);
+        gbuf_reserve(&b, 1);
+        b.p[b.len] = 0;
+        unsigned k1, k2;
+        int m = sscanf(b.p,
+                       "*3\r\n$3\r\nSET\r\n$14\r\nkey_%10u\r\n$3\r\nx;y\r\n"
+                       "*2\r\n$3\r\nGET\r\n$16\r\np:key_%10u\r\n",
+                       &k1, &k2);
+        CHECK_EQ_LL(m, 2);
+        CHECK_EQ_LL(k1, k2);
+        differ += i > 0 && k1 != prev;
+        prev = k1;
+    }
+    CHECK(differ > 90);
+    tmpl_free(t);
+
+    /* A quoted or attached ';' is text; a single command waits for one reply. */
+    gen_one("SET \";\" a;", &r, &b);
+    CHECK_MEM(b.p, b.len, "*3\r\n$3\r\nSET\r\n$1\r\n;\r\n$2\r\na;\r\n");
+    t = tmpl_parse("GET {key uniform 10}", err, sizeof(err));
+    CHECK(t && tmpl_replies(t) == 1);
+    tmpl_free(t);
+    gbuf_free(&b);
+}
+
 static void test_tmpl_errors(void) {
     char err[256];
     const char *bad[] = {"", "   ", "{key uniform 10}", "GET {key uniform}", "GET {key gaussian 10}",
                          "GET {key uniform 0}", "GET {key uniform -5}", "GET {value}", "GET {rand 0}",
                          "GET {range 10 10}", "GET x{range 10 2}", "GET {key uniform 10", "GET \"abc",
-                         "GET {nope 1}", "GET {key uniform 10x}"};
+                         "GET {nope 1}", "GET {key uniform 10x}", "GET {key last}",
+                         "GET {key last} ; SET {key uniform 10} x", "MULTI ;", "; GET a", "GET a ; ; GET b",
+                         "GET a ; {key uniform 3}", ";"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = 0;
         struct tmpl *t = tmpl_parse(bad[i], err, sizeof(err));
@@ -258,6 +317,12 @@ static void test_rscan(void) {
     CHECK(rscan_element(msg, (size_t)len, 0, &e) && e.payload_len == 7);
     CHECK(rscan_element(msg, (size_t)len, 2, &e) && e.payload_len == 5 && !memcmp(e.payload, "123:x", 5));
     CHECK(!rscan_element(msg, (size_t)len, 3, &e));
+    /* EXEC's reply: an error among the elements is found by type. */
+    const char *exec = "*3\r\n+OK\r\n-ERR not an integer\r\n$1\r\nv\r\n";
+    len = rscan_reply(exec, strlen(exec), &it);
+    CHECK_EQ_LL(len, (long)strlen(exec));
+    CHECK(it.type == '*');
+    CHECK(rscan_element(exec, (size_t)len, 1, &e) && e.type == '-' && e.payload_len == 18);
     /* Deep nesting is refused, not recursed into without bound. */
     char deep[512];
     size_t dl = 0;
@@ -271,6 +336,7 @@ int main(void) {
     TEST_RUN(test_hist_buckets);
     TEST_RUN(test_tmpl_literal_and_sequence);
     TEST_RUN(test_tmpl_random_parts);
+    TEST_RUN(test_tmpl_sequence);
     TEST_RUN(test_tmpl_errors);
     TEST_RUN(test_zipf);
     TEST_RUN(test_rscan);

@@ -3,6 +3,7 @@
  * rules), shortest round-trip double formatting, glob matching as KEYS and
  * SCAN MATCH use it, and CRC16 / hash slots against values published for
  * Redis Cluster. */
+#include "core/crc64.h"
 #include "core/hash.h"
 #include "core/util.h"
 #include "test.h"
@@ -333,6 +334,15 @@ static void test_hash(void) {
     CHECK(hk_hash_nocase("hello", 5) != hk_hash_nocase("hellp", 5));
 }
 
+/* Redis's test vectors (crc64.c's self-test), and piecewise updates. */
+static void test_crc64(void) {
+    CHECK_EQ_LL(crc64(0, "123456789", 9), (long long)0xe9c6d914c4b8d9caULL);
+    const char *li = "This is a test of the emergency broadcast system.";
+    uint64_t whole = crc64(0, li, strlen(li));
+    CHECK_EQ_LL(crc64(crc64(0, li, 10), li + 10, strlen(li) - 10), (long long)whole);
+    CHECK_EQ_LL(crc64(0, "", 0), 0);
+}
+
 int main(void) {
     hk_hash_init(99);
     TEST_RUN(test_str2ll);
@@ -346,5 +356,6 @@ int main(void) {
     TEST_RUN(test_eqi);
     TEST_RUN(test_crc16_slots);
     TEST_RUN(test_hash);
+    TEST_RUN(test_crc64);
     return TEST_REPORT();
 }

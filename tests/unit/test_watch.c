@@ -27,6 +27,8 @@ static void put(const struct keyref *k, const char *v, long long expire) {
     db_put(k, kv_new_str(k->key, k->klen, v, strlen(v), expire), KEV_SET);
 }
 
+static void count_dirty(void *owner) { ++*(int *)owner; }
+
 static void test_version_is_per_key(void) {
     char a[32], b[32];
     same_shard_keys(a, b, sizeof(a));
@@ -35,8 +37,11 @@ static void test_version_is_per_key(void) {
     keyref_init(&kb, 0, b, strlen(b));
     CHECK_EQ_LL(ka.shard, kb.shard);
     shard_lock(ka.shard);
-    struct wkey *wk;
-    uint64_t v0 = wk_watch(&ka, &wk);
+    struct wwatcher *ww;
+    int dirtied = 0;
+    wk_dirty_hook = count_dirty;
+    uint64_t v0 = wk_watch(&ka, &dirtied, &ww);
+    struct wkey *wk = ww->wk;
     /* Writes to another key of the same shard do not count. */
     put(&kb, "x", -1);
     db_written(&kb, KEV_APPEND);
@@ -58,7 +63,12 @@ static void test_version_is_per_key(void) {
     uint64_t v3 = wk->version;
     CHECK(!db_delete(&ka, 0, KEV_DEL));
     CHECK_EQ_LL(wk->version, v3);
-    wk_unwatch(ka.shard, wk);
+    /* The watcher heard of each of the three changes. */
+    CHECK_EQ_LL(dirtied, 3);
+    CHECK_EQ_LL(wk_watched_keys, 1);
+    wk_unwatch(ka.shard, ww);
+    CHECK_EQ_LL(wk_watched_keys, 0);
+    wk_dirty_hook = NULL;
     CHECK(ks.shards[ka.shard].wkeys == NULL);
     shard_unlock(ka.shard);
 }
@@ -68,8 +78,9 @@ static void test_expiry_counts(void) {
     keyref_init(&k, 0, "exp", 3);
     shard_lock(k.shard);
     put(&k, "v", 100);
-    struct wkey *wk;
-    uint64_t v0 = wk_watch(&k, &wk);
+    struct wwatcher *ww;
+    uint64_t v0 = wk_watch(&k, NULL, &ww);
+    struct wkey *wk = ww->wk;
     /* Lazy: a lookup after the deadline deletes and reports it. */
     CHECK(db_find(&k, 99) != NULL);
     CHECK_EQ_LL(wk->version, v0);
@@ -80,7 +91,7 @@ static void test_expiry_counts(void) {
     uint64_t v1 = wk->version;
     CHECK_EQ_LL(shard_active_expire(k.shard, 200, 1000), 1);
     CHECK(wk->version > v1);
-    wk_unwatch(k.shard, wk);
+    wk_unwatch(k.shard, ww);
     shard_unlock(k.shard);
 }
 
@@ -99,8 +110,9 @@ static void test_flush_and_swapdb(void) {
     lock_all();
     put(&here, "v", -1);
     put(&other, "v", -1);
-    struct wkey *wh, *wa, *wo;
-    uint64_t vh = wk_watch(&here, &wh), va = wk_watch(&absent, &wa);
+    struct wwatcher *wwh, *wwa, *wwo;
+    uint64_t vh = wk_watch(&here, NULL, &wwh), va = wk_watch(&absent, NULL, &wwa);
+    struct wkey *wh = wwh->wk, *wa = wwa->wk;
     /* FLUSHDB touches watched keys that held a value, not the others. */
     ks_flushed_free(ks_flush(0));
     CHECK(wh->version > vh);
@@ -108,15 +120,16 @@ static void test_flush_and_swapdb(void) {
     /* SWAPDB touches a watched key present in either database. */
     struct keyref moved0;
     keyref_init(&moved0, 0, "moved", 5);
-    uint64_t vo = wk_watch(&moved0, &wo);
+    uint64_t vo = wk_watch(&moved0, NULL, &wwo);
+    struct wkey *wo = wwo->wk;
     va = wa->version;
     ks_swapdb(0, 1);
     CHECK(wo->version > vo);
     CHECK_EQ_LL(wa->version, va);
     CHECK(db_find(&moved0, 0) != NULL);
-    wk_unwatch(here.shard, wh);
-    wk_unwatch(absent.shard, wa);
-    wk_unwatch(moved0.shard, wo);
+    wk_unwatch(here.shard, wwh);
+    wk_unwatch(absent.shard, wwa);
+    wk_unwatch(moved0.shard, wwo);
     ks_flushed_free(ks_flush(-1));
     unlock_all();
 }
