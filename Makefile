@@ -52,12 +52,12 @@ CFLAGS += $(LUA_CFLAGS)
 LIBS := $(ALLOC_LIBS) $(LUA_LIBS) -lm
 
 # Layers: core (data structures, protocol, sockets: no server knowledge),
-# types (value encodings over key entries: no client, no replies, no
+# types (key entries and value encodings: no client, no replies, no
 # keyspace), and the server (keyspace, execution, commands). Unit tests of
 # a layer link only that layer and the ones below it.
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c) $(wildcard src/lua/*.c)
-TYPES_SRC := $(wildcard src/types/*.c) src/store/kv.c
-SERVER_SRC := $(filter-out src/store/kv.c,$(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c))
+TYPES_SRC := $(wildcard src/types/*.c)
+SERVER_SRC := $(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c)
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
