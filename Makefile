@@ -7,6 +7,7 @@
 #   make run                  build and start the server on 127.0.0.1:6379
 #   make test                 unit tests, integration tests, and the ASan run
 #   make test-tsan            the integration tests against the TSan build
+#   make check-layers         every include in src/ (and symbol of the build) points down the layers
 #   make fuzz                 the RESP parser fuzzer for FUZZ_SECONDS
 #   make bench                every benchmark study, HotKV vs redis-server (bench/all.sh; BENCH_ARGS)
 #   make BUILD=dir ...        build somewhere else (parallel work trees)
@@ -57,9 +58,10 @@ LIBS := $(ALLOC_LIBS) $(LUA_LIBS) -lm
 # (the keyspace), server (workers, execution, the command table's
 # machinery), cmd (the handlers and their .def rows), and app (the command
 # table built from those rows, and main: the one place server and cmd
-# meet). A folder includes only from its own layer and the ones below.
-# Unit tests of a layer link only that layer and the ones below it; the
-# server's link everything but main.
+# meet). A folder includes only from its own layer and the ones below;
+# scripts/check-layers.sh holds the tree to it (make check-layers, run by
+# test-unit). Unit tests of a layer link only that layer and the ones
+# below it; the server's link everything but main.
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c) $(wildcard src/lua/*.c)
 TYPES_SRC := $(wildcard src/types/*.c)
 SERVER_SRC := $(wildcard src/store/*.c) $(wildcard src/server/*.c) $(wildcard src/cmd/*.c)
@@ -80,7 +82,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tes
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
-.PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz bench clean format
+.PHONY: all deps run test test-unit test-integration test-asan test-tsan check-layers fuzz bench clean format
 
 all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
@@ -115,7 +117,13 @@ run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/hotkv-server
 	./$(BUILD)/hotkv-server --bind 127.0.0.1 --port 6379
 
+# Every include of src/ points down the layers; with the objects built, so
+# does every symbol they use.
+check-layers:
+	@scripts/check-layers.sh $(BUILD)
+
 test-unit: $(UNIT_BIN)
+	@scripts/check-layers.sh $(BUILD)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 test-integration: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench
