@@ -7,6 +7,7 @@
 #   make run                  build and start the server on 127.0.0.1:6379
 #   make test                 unit tests, integration tests, and the ASan run
 #   make test-tsan            the integration tests against the TSan build
+#   make check-layers         every include in src/ (and symbol of the build) points down the layers
 #   make fuzz                 the RESP parser fuzzer for FUZZ_SECONDS
 #   make bench                every benchmark study, HotKV vs redis-server (bench/all.sh; BENCH_ARGS)
 #   make BUILD=dir ...        build somewhere else (parallel work trees)
@@ -51,28 +52,37 @@ LUA_LIBS := $(shell pkg-config --libs luajit 2>/dev/null || echo -lluajit-5.1)
 CFLAGS += $(LUA_CFLAGS)
 LIBS := $(ALLOC_LIBS) $(LUA_LIBS) -lm
 
-# Layers: core (data structures, protocol, sockets: no server knowledge),
-# types (value encodings over key entries: no client, no replies, no
-# keyspace), and the server (keyspace, execution, commands). Unit tests of
-# a layer link only that layer and the ones below it.
+# Layers, from the bottom: core (src/core, src/proto, src/net, src/lua:
+# data structures, protocol, sockets; no server knowledge), types (key
+# entries and value encodings: no client, no replies, no keyspace), store
+# (the keyspace), server (workers, execution, the command table's
+# machinery), cmd (the handlers and their .def rows), and app (the command
+# table built from those rows, and main: the one place server and cmd
+# meet). A folder includes only from its own layer and the ones below;
+# scripts/check-layers.sh holds the tree to it (make check-layers, run by
+# test-unit). Unit tests of a layer link only that layer and the ones
+# below it; the server's link everything but main.
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/proto/*.c) $(wildcard src/net/*.c) $(wildcard src/lua/*.c)
-TYPES_SRC := $(wildcard src/types/*.c) src/store/kv.c
-SERVER_SRC := $(filter-out src/store/kv.c,$(wildcard src/server/*.c) $(wildcard src/store/*.c) $(wildcard src/cmd/*.c))
+TYPES_SRC := $(wildcard src/types/*.c)
+SERVER_SRC := $(wildcard src/store/*.c) $(wildcard src/server/*.c) $(wildcard src/cmd/*.c)
+APP_SRC := $(wildcard src/app/*.c)
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
+APP_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(APP_SRC))
+MAIN_OBJ := $(BUILD)/obj/app/main.o
 CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf reply resp skiplist util vexpr
 TYPES_TESTS := hashval listval quicklist setval strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\
-	$(CORE_OBJ) $(TYPES_OBJ) $(filter-out $(BUILD)/obj/server/main.o,$(SERVER_OBJ))))
+	$(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(filter-out $(MAIN_OBJ),$(APP_OBJ))))
 UNIT_SRC := $(filter-out tests/unit/test_bench.c,$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tests/test_bench
 # The load generator (bench/gen) stands alone: no server code, libc only.
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
-.PHONY: all deps run test test-unit test-integration test-asan test-tsan fuzz bench clean format
+.PHONY: all deps run test test-unit test-integration test-asan test-tsan check-layers fuzz bench clean format
 
 all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
@@ -80,7 +90,7 @@ $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/hotkv-server: $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ)
+$(BUILD)/hotkv-server: $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(APP_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/obj/bench/%.o: bench/gen/%.c
@@ -94,11 +104,11 @@ $(BUILD)/tests/test_bench: tests/unit/test_bench.c $(filter-out $(BUILD)/obj/ben
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ibench/gen -o $@ $^ $(LDFLAGS) -lm
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(APP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Isrc -DHK_UNIT_TEST -o $@ $< $(call test_objs,$*) $(LDFLAGS) $(LIBS)
 
--include $(CORE_OBJ:.o=.d) $(TYPES_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(TYPES_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
 
 deps:
 	@scripts/deps.sh build
@@ -107,7 +117,13 @@ run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/hotkv-server
 	./$(BUILD)/hotkv-server --bind 127.0.0.1 --port 6379
 
+# Every include of src/ points down the layers; with the objects built, so
+# does every symbol they use.
+check-layers:
+	@scripts/check-layers.sh $(BUILD)
+
 test-unit: $(UNIT_BIN)
+	@scripts/check-layers.sh $(BUILD)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 test-integration: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench

@@ -149,13 +149,6 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
               c->tot_net_out, c->tot_cmds);
 }
 
-void client_format_info(struct client *c, char *buf, size_t size) {
-    struct tbuf b = {0};
-    client_cat_info(&b, c, c->lastcmd);
-    snprintf(buf, size, "%s", b.p ? b.p : "");
-    tb_free(&b);
-}
-
 /* ---- commands about the calling connection -------------------------------- */
 
 void cmd_client_id(struct cmd_ctx *c) { reply_int(c, (long long)c->cl->id); }

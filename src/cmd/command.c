@@ -2,13 +2,14 @@
  * GETKEYS, GETKEYSANDFLAGS and HELP.
  *
  * Everything here is read from the one command table (struct command,
- * built by src/server/commands.c from the .def rows) and shaped like Redis
- * 8's replies, so cluster-aware clients and tools that introspect the
- * server work unchanged. Key specs come from keyspecs.def or the rows'
- * key columns (commands.c); COMMAND GETKEYS and GETKEYSANDFLAGS follow
+ * built by src/server/commands.c from the .def rows, which
+ * src/app/cmdtable.c hands it) and shaped like Redis 8's replies, so
+ * cluster-aware clients and tools that introspect the server work
+ * unchanged. Key specs come from keyspecs.def or the rows' key columns
+ * (src/server/commands.c); COMMAND GETKEYS and GETKEYSANDFLAGS follow
  * them as Redis does, falling back to the command's own key positions
  * where a spec cannot be followed. COMMAND DOCS argument trees come from
- * cmddocs.def (cmddocs.c). */
+ * cmddocs.def (src/server/cmddocs.c). */
 #include "../core/alloc.h"
 #include "cmds.h"
 #include "cmdutil.h"

@@ -2,7 +2,7 @@
  * values: the size limit of a string, turning an entry's value into a
  * growable raw string for in-place edits (APPEND, SETRANGE, SETBIT,
  * BITFIELD), and building entries with Redis's choice of encoding. It is
- * not a string library: values live in kv entries (store/kv.h) and every
+ * not a string library: values live in kv entries (types/kv.h) and every
  * function here runs with the key's shard locked by dispatch. */
 #ifndef HK_STRVAL_H
 #define HK_STRVAL_H

@@ -9,7 +9,7 @@
 #include "../core/skiplist.h"
 #include "../server/exec.h"
 #include "../store/db.h"
-#include "../store/kv.h"
+#include "../types/kv.h"
 #include "../types/zset.h"
 
 /* A new, empty zset stored as key k (reporting ev), encoded for the

@@ -6,15 +6,14 @@
  * calling line ("user_script:1: "), luaL_argerror names it '?', and a
  * handler cannot find the script's line. PUC Lua 5.1, which Redis runs,
  * keeps the caller for a C callee, and scripts compare error texts. The
- * rewrite turns `return <explist>` into `return P(<explist>)`, where P is
- * a local holding a function that returns its arguments: the expressions
- * are evaluated by ordinary calls inside the caller, and the values pass
- * through unchanged (the caller wraps the body in a function that has P
- * as an upvalue). Only the body's own returns and, inside functions,
- * returns whose expression starts with a library name are rewritten:
- * a Lua function calling itself (or another) in tail position keeps its
- * constant stack, as in Lua 5.1. Lines are kept: nothing is inserted but
- * text on the same line.
+ * rewrite turns `return <explist>` into `return P(<explist>)`, where P
+ * names a function that returns its arguments (the caller's prefix and
+ * suffix bind it): the expressions are evaluated by ordinary calls inside
+ * the caller, and the values pass through unchanged. Only the body's own
+ * returns and, inside functions, returns whose expression starts with a
+ * library name are rewritten: a Lua function calling itself (or another)
+ * in tail position keeps its constant stack, as in Lua 5.1. Lines are
+ * kept: nothing is inserted but text on the same line.
  *
  * This is a token scan, not a parser: it knows strings, comments, brackets
  * and the keywords that open and close blocks, which is all it takes to
@@ -91,17 +90,24 @@ static void next_tok(const char *s, size_t len, size_t *pos, struct tok *t) {
             i++;
         t->kind = number ? TK_OTHER : TK_NAME;
     } else if (c == '"' || c == '\'') {
-        for (i++; i < len && s[i] != (char)c && s[i] != '\n'; i++)
-            if (s[i] == '\\' && i + 1 < len) i++;
+        /* A backslash escapes the next byte (a newline too); "\z" skips
+         * the blanks and newlines after it, as LuaJIT reads it. */
+        for (i++; i < len && s[i] != (char)c && s[i] != '\n'; i++) {
+            if (s[i] != '\\' || i + 1 >= len) continue;
+            i++;
+            if (s[i] == 'z')
+                while (i + 1 < len && s[i + 1] && strchr(" \t\r\n\v\f", s[i + 1])) i++;
+        }
         if (i < len && s[i] == (char)c) i++;
         t->kind = TK_OTHER;
     } else if ((open = long_open(s + i, s + len)) != 0) {
         i = long_skip(s, len, i + open, open);
         t->kind = TK_OTHER;
     } else {
-        t->kind = c == '(' || c == '{' || c == '[' ? TK_OPEN : c == ')' || c == '}' || c == ']' ? TK_CLOSE
-                  : c == ';'                          ? TK_SEMI
-                                                      : TK_OTHER;
+        if (c == '(' || c == '{' || c == '[') t->kind = TK_OPEN;
+        else if (c == ')' || c == '}' || c == ']') t->kind = TK_CLOSE;
+        else if (c == ';') t->kind = TK_SEMI;
+        else t->kind = TK_OTHER;
         i++;
     }
     t->end = *pos = i;

@@ -1,8 +1,9 @@
-/* cmddocs.c - the COMMAND DOCS table: the rows of src/cmd/cmddocs.def,
- * their history lines and argument lists parsed into trees once at
- * start-up and attached to the commands they name. Replies are written by
- * src/cmd/command.c; this file only builds the data, which nothing
- * changes after commands_init returns (so every thread reads it freely).
+/* cmddocs.c - the COMMAND DOCS table: the rows of cmddocs.def (src/cmd/),
+ * handed over by commands_init, their history lines and argument lists
+ * parsed into trees once at start-up and attached to the commands they
+ * name. Replies are written by src/cmd/command.c; this file only builds
+ * the data, which nothing changes after commands_init returns (so every
+ * thread reads it freely).
  *
  * The argument language is described at the top of cmddocs.def. A row
  * that does not parse, a key_spec_index past the command's key specs, or a
@@ -14,15 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct cmddoc docs[] = {
-#define DOC(n, fl, dep, rep, hist, args)                                                                          \
-    {.name = n, .flags = fl, .deprecated_since = dep, .replaced_by = rep, .history_src = hist, .args_src = args},
-#include "../cmd/cmddocs.def"
-#undef DOC
-};
-
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
 
 static const char *const arg_types[] = {"key",    "string",  "integer",    "double", "pattern",
                                         "unix-time", "pure-token", "oneof",  "block"};
@@ -143,8 +135,8 @@ static struct command *find_fullname(const char *name) {
     return p ? cmd_lookup_sub(p, bar + 1, strlen(bar + 1)) : NULL;
 }
 
-void cmddocs_init(void) {
-    for (size_t i = 0; i < NDOCS; i++) {
+void cmddocs_init(struct cmddoc *docs, size_t ndocs) {
+    for (size_t i = 0; i < ndocs; i++) {
         struct cmddoc *d = &docs[i];
         struct command *cmd = find_fullname(d->name);
         if (!cmd) continue; /* documented ahead of the command */

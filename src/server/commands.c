@@ -1,12 +1,14 @@
-/* commands.c - the command table, built from src/cmd/commands.def.
+/* commands.c - the command table: built at start-up from rows it is
+ * handed, then only read.
  *
- * The .def files are the only place a command is described. This file
- * turns them into the runtime table: subcommands linked to their
- * containers, ids for the statistics arrays, "parent|child" full names,
- * ACL categories implied by flags (as Redis derives them), key specs
- * (keyspecs.def, or derived from the rows), the COMMAND DOCS rows
- * (cmddocs.c) and a case-insensitive name index. */
-#include "../cmd/cmds.h"
+ * The rows come from the .def files of src/cmd/, the only place a command
+ * is described; src/app/cmdtable.c turns them into arrays and passes them
+ * to commands_init, so this file knows no handler and no row. It links
+ * subcommands to their containers, numbers the commands for the
+ * statistics arrays, writes the "parent|child" full names, adds the ACL
+ * categories implied by flags (as Redis derives them), attaches key specs
+ * (the listed ones, or derived from the row), the COMMAND DOCS rows
+ * (cmddocs.c), and builds a case-insensitive name index. */
 #include "../core/alloc.h"
 #include "../core/hash.h"
 #include "server.h"
@@ -16,49 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct command top[] = {
-#define CMD(n, p, ar, fl, f, l, s, nk, gk, acl_, grp, since_, cx, sum)                                            \
-    {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .numkeys_at = nk,            \
-     .getkeys = gk, .acl = acl_, .group = grp, .since = since_, .complexity = cx, .summary = sum},
-#define CONTAINER(n, ar, fl, acl_, grp, since_, sum)                                                              \
-    {.name = n, .arity = ar, .flags = fl, .acl = acl_, .group = grp, .since = since_, .summary = sum},
-#define SUB(...)
-#include "../cmd/commands.def"
-#undef CMD
-#undef CONTAINER
-#undef SUB
-};
-
-struct subdef {
-    const char *parent;
-    struct command cmd;
-};
-
-static struct subdef subs[] = {
-#define CMD(...)
-#define CONTAINER(...)
-#define SUB(par, n, p, ar, fl, f, l, s, nk, gk, acl_, since_, cx, sum)                                            \
-    {par,                                                                                                         \
-     {.name = n, .proc = p, .arity = ar, .flags = fl, .first = f, .last = l, .step = s, .numkeys_at = nk,           \
-      .getkeys = gk, .acl = acl_, .since = since_, .complexity = cx, .summary = sum}},
-#include "../cmd/commands.def"
-#undef CMD
-#undef CONTAINER
-#undef SUB
-};
-
-static const struct keyspec listed_specs[] = {
-#define KSPEC(n, fl, bs, fk, nt) {n, fl, bs, fk, nt},
-#include "../cmd/keyspecs.def"
-#undef KSPEC
-};
-
-#define NTOP (sizeof(top) / sizeof(top[0]))
-#define NSUBS (sizeof(subs) / sizeof(subs[0]))
 #define INDEX_SIZE 1024
 
+static struct command_rows rows;
 static struct command *index_tab[INDEX_SIZE];
-static struct command *by_id[NTOP + NSUBS];
+static struct command **by_id; /* indexed by id */
+static int ntotal;              /* ids given: commands and subcommands */
 
 static uint64_t derive_acl(const struct command *c) {
     uint64_t a = c->acl;
@@ -115,22 +80,23 @@ static void derive_specs(struct command *c) {
  * else derived from the row. A row's KS_* bits, when it has any, must be
  * those of its first listed spec, so the two never tell different stories. */
 static void attach_specs(struct command *c) {
-    size_t n = sizeof(listed_specs) / sizeof(listed_specs[0]);
+    const struct keyspec *listed = rows.specs;
+    size_t n = rows.nspecs;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(listed_specs[i].command, c->fullname)) continue;
+        if (strcmp(listed[i].command, c->fullname)) continue;
         size_t j = i;
-        while (j < n && !strcmp(listed_specs[j].command, c->fullname)) j++;
+        while (j < n && !strcmp(listed[j].command, c->fullname)) j++;
         for (size_t k = j; k < n; k++)
-            if (!strcmp(listed_specs[k].command, c->fullname)) {
+            if (!strcmp(listed[k].command, c->fullname)) {
                 fprintf(stderr, "keyspecs.def: the rows of %s are not adjacent\n", c->fullname);
                 exit(1);
             }
         uint64_t row = c->flags & KS_MASK;
-        if (row && row != listed_specs[i].flags) {
+        if (row && row != listed[i].flags) {
             fprintf(stderr, "keyspecs.def: %s: the row's KS_* flags differ from its first key spec\n", c->fullname);
             exit(1);
         }
-        c->specs = &listed_specs[i];
+        c->specs = &listed[i];
         c->nspecs = (int)(j - i);
         return;
     }
@@ -139,10 +105,16 @@ static void attach_specs(struct command *c) {
 
 static unsigned name_slot(const char *lower, size_t len) { return (unsigned)(hk_hash(lower, len) & (INDEX_SIZE - 1)); }
 
-void commands_init(void) {
+void commands_init(const struct command_rows *r) {
+    rows = *r;
+    if (rows.ntop >= INDEX_SIZE) {
+        fprintf(stderr, "command table: %zu commands do not fit the name index\n", rows.ntop);
+        exit(1);
+    }
+    by_id = hk_calloc(rows.ntop + rows.nsubs, sizeof(*by_id));
     int id = 0;
-    for (size_t i = 0; i < NTOP; i++) {
-        struct command *c = &top[i];
+    for (size_t i = 0; i < rows.ntop; i++) {
+        struct command *c = &rows.top[i];
         c->id = id;
         by_id[id++] = c;
         snprintf(c->fullname, sizeof(c->fullname), "%s", c->name);
@@ -155,14 +127,13 @@ void commands_init(void) {
         while (index_tab[s]) s = (s + 1) & (INDEX_SIZE - 1);
         index_tab[s] = c;
     }
-    size_t nsubs = NSUBS;
-    for (size_t i = 0; i < nsubs; i++) {
-        struct command *sc = &subs[i].cmd;
+    for (size_t i = 0; i < rows.nsubs; i++) {
+        struct command *sc = &rows.subs[i].cmd;
         struct command *p = NULL;
-        for (size_t j = 0; j < NTOP; j++)
-            if (!strcmp(top[j].name, subs[i].parent)) p = &top[j];
+        for (size_t j = 0; j < rows.ntop; j++)
+            if (!strcmp(rows.top[j].name, rows.subs[i].parent)) p = &rows.top[j];
         if (!p) {
-            fprintf(stderr, "command table: subcommand %s has no parent %s\n", sc->name, subs[i].parent);
+            fprintf(stderr, "command table: subcommand %s has no parent %s\n", sc->name, rows.subs[i].parent);
             continue;
         }
         sc->parent = p;
@@ -175,18 +146,19 @@ void commands_init(void) {
         p->subs = hk_realloc(p->subs, (size_t)(p->nsubs + 1) * sizeof(*p->subs));
         p->subs[p->nsubs++] = sc;
     }
+    ntotal = id;
     for (int i = 0; i < id; i++) {
         struct command *c = by_id[i];
         attach_specs(c);
         /* Redis documents every container's complexity the same way. */
         if (c->nsubs && !c->proc && !c->complexity) c->complexity = "Depends on subcommand.";
     }
-    cmddocs_init();
+    cmddocs_init(rows.docs, rows.ndocs);
 }
 
-int commands_count(void) { return (int)NTOP; }
-int commands_total(void) { return (int)(NTOP + NSUBS); }
-struct command *command_by_id(int id) { return (id >= 0 && id < commands_total()) ? by_id[id] : NULL; }
+int commands_count(void) { return (int)rows.ntop; }
+int commands_total(void) { return ntotal; }
+struct command *command_by_id(int id) { return (id >= 0 && id < ntotal) ? by_id[id] : NULL; }
 
 static int lower_into(char *buf, size_t size, const char *name, size_t len) {
     if (len >= size) return 0;

@@ -162,7 +162,7 @@ struct keyspec {
     int fk_a, fk_b, fk_c;
     const char *notes;
 };
-/* The rows of src/cmd/keyspecs.def. */
+/* The rows of keyspecs.def (src/cmd/). */
 #define BS_INDEX(i) KSB_INDEX, i, NULL
 #define BS_KEYWORD(kw, from) KSB_KEYWORD, from, kw
 #define BS_UNKNOWN KSB_UNKNOWN, 0, NULL
@@ -170,7 +170,7 @@ struct keyspec {
 #define FK_KEYNUM(idx, first, step) KSF_KEYNUM, idx, first, step
 #define FK_UNKNOWN KSF_UNKNOWN, 0, 0, 0
 
-/* COMMAND DOCS: the rows of src/cmd/cmddocs.def, their argument lists
+/* COMMAND DOCS: the rows of cmddocs.def (src/cmd/), their argument lists
  * parsed into trees at start-up (cmddocs.c) and read-only afterwards. */
 #define DOC_DEPRECATED (1u << 0)
 #define DOC_SYSCMD (1u << 1)
@@ -200,9 +200,10 @@ struct cmddoc {
     struct cmdarg *args;
     int nargs;
 };
-/* Parse every row of cmddocs.def and attach it to its command; exits with
- * a message when a row does not parse or a command has no row. */
-void cmddocs_init(void);
+/* Parse the docs rows and attach each to its command (commands_init
+ * calls it once the commands are indexed); exits with a message when a
+ * row does not parse or a command has no row. */
+void cmddocs_init(struct cmddoc *docs, size_t ndocs);
 
 typedef void (*cmd_proc)(struct cmd_ctx *c);
 /* Custom key finder: from argv alone, fills keys[] with argv indexes,
@@ -240,9 +241,35 @@ struct command {
 /* struct command.key_kind */
 enum { KEYS_NONE = 0, KEYS_SINGLE, KEYS_SPEC, KEYS_ALL };
 
+/* A subcommand row: the name of its container and the subcommand. */
+struct subcommand {
+    const char *parent;
+    struct command cmd;
+};
+
+/* What the command table is built from: the rows of the .def files, which
+ * the layer above the server and the handlers (src/app/cmdtable.c) turns
+ * into these arrays. The table keeps pointers into them and fills the
+ * start-up fields of the commands in place, so they must be writable and
+ * live as long as the process. */
+struct command_rows {
+    struct command *top; /* commands and containers */
+    size_t ntop;
+    struct subcommand *subs;
+    size_t nsubs;
+    const struct keyspec *specs; /* the listed key specs (keyspecs.def) */
+    size_t nspecs;
+    struct cmddoc *docs; /* COMMAND DOCS (cmddocs.def) */
+    size_t ndocs;
+};
+
+/* Build the table from rows: subcommands linked to their containers, ids,
+ * full names, ACL categories, key specs, the name index and COMMAND DOCS.
+ * Once, on the main thread, before any worker starts; read-only after.
+ * Exits with a message when the rows disagree with each other. */
+void commands_init(const struct command_rows *rows);
 struct command *cmd_lookup(const char *name, size_t len);
 struct command *cmd_lookup_sub(struct command *parent, const char *name, size_t len);
-void commands_init(void);
 int commands_count(void); /* top-level commands */
 int commands_total(void); /* commands plus subcommands: size of stats arrays */
 struct command *command_by_id(int id);
@@ -445,7 +472,6 @@ void worker_post(struct worker *w, mail_fn fn, void *arg);
 void client_close(struct client *c);
 void client_set_close_after_reply(struct client *c);
 void client_queue_write(struct client *c);
-void client_format_info(struct client *c, char *buf, size_t size);
 long long server_uptime_s(void);
 
 /* Broadcast fn to every worker (each runs it on its own thread), then run

@@ -24,8 +24,8 @@
 #define HK_DB_H
 
 #include "../core/htable.h"
+#include "../types/kv.h"
 #include "events.h"
-#include "kv.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -253,6 +253,13 @@ static void hash_free(struct kv *e) {
     if (kv_hfe(e)) hashx_free(h_x(e));
 }
 
+/* One allocation per field of a table-encoded hash (a listpack is one),
+ * plus one deadline per field with a TTL. */
+static size_t hash_free_effort(const struct kv *e) {
+    size_t n = kv_enc(e) == ENC_HT || kv_enc(e) == ENC_HT_EX ? (size_t)hashv_len(e) : 1;
+    return n + (size_t)hashv_ttl_count(e);
+}
+
 /* Bytes of the side table of a hash with TTLs (0 for a plain one). */
 static size_t hashx_usage(const struct kv *e) {
     if (!kv_hfe(e)) return 0;
@@ -356,7 +363,12 @@ static void hash_digest(const struct kv *e, unsigned char digest[20]) {
 }
 
 const struct type_ops hash_type_ops = {
-    .name = "hash", .free = hash_free, .dup = hash_dup, .usage = hash_usage, .digest = hash_digest,
+    .name = "hash",
+    .free = hash_free,
+    .free_effort = hash_free_effort,
+    .dup = hash_dup,
+    .usage = hash_usage,
+    .digest = hash_digest,
 };
 
 /* ---- encodings -------------------------------------------------------------------- */

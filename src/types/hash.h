@@ -26,7 +26,7 @@
 #define HK_TYPES_HASH_H
 
 #include "../core/listpack.h"
-#include "../store/kv.h"
+#include "kv.h"
 #include "types.h"
 
 #include <stddef.h>

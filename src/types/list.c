@@ -15,8 +15,8 @@
 
 #include "../core/alloc.h"
 #include "../core/lzf.h"
-#include "../store/kv.h"
 #include "digest.h"
+#include "kv.h"
 #include "types.h"
 
 #include <limits.h>
@@ -763,6 +763,11 @@ static void list_free(struct kv *e) {
     else ql_free(kv_ptr(e));
 }
 
+/* One allocation per quicklist node; a listpack is one. */
+static size_t list_free_effort(const struct kv *e) {
+    return kv_enc(e) == ENC_QUICKLIST ? ((const struct qlist *)kv_ptr(e))->len : 1;
+}
+
 /* MEMORY USAGE: listpack and node bytes (a compressed node by its
  * compressed size); with `samples`, only that many nodes are measured and
  * the rest estimated from them. */
@@ -847,6 +852,7 @@ static void list_debug_fields(const struct kv *e, char *buf, size_t size) { list
 const struct type_ops list_type_ops = {
     .name = "list",
     .free = list_free,
+    .free_effort = list_free_effort,
     .dup = list_dup,
     .usage = list_usage,
     .digest = list_digest,

@@ -417,6 +417,13 @@ static void set_ops_free(struct kv *e) {
     setv_free(&o);
 }
 
+/* One allocation per member of a hash-table set; intsets and listpacks
+ * are one. */
+static size_t set_ops_free_effort(const struct kv *e) {
+    struct setv o = setv_of(e);
+    return o.enc == ENC_HT ? (size_t)setv_size(&o) : 1;
+}
+
 /* The hash table is sampled: `samples` members (0 = all) are measured and
  * the average scaled to the member count, as MEMORY USAGE does. */
 static size_t set_ops_usage(const struct kv *e, size_t samples) {
@@ -457,5 +464,10 @@ static void set_ops_digest(const struct kv *e, unsigned char digest[20]) {
 }
 
 const struct type_ops set_type_ops = {
-    .name = "set", .free = set_ops_free, .dup = set_ops_dup, .usage = set_ops_usage, .digest = set_ops_digest,
+    .name = "set",
+    .free = set_ops_free,
+    .free_effort = set_ops_free_effort,
+    .dup = set_ops_dup,
+    .usage = set_ops_usage,
+    .digest = set_ops_digest,
 };

@@ -18,7 +18,7 @@
 
 #include "../core/htable.h"
 #include "../core/listpack.h"
-#include "../store/kv.h"
+#include "kv.h"
 #include "types.h"
 
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /* string.c - the string type's lifecycle: integer, embedded and raw
- * encodings (store/kv.h has their layout). Command-level string helpers
+ * encodings (kv.h has their layout). Command-level string helpers
  * (growing a value in place for APPEND and SETRANGE) are in
  * src/cmd/strval.h, since they replace keyspace entries. */
 #include "../core/alloc.h"
 #include "../core/util.h"
-#include "../store/kv.h"
 #include "digest.h"
+#include "kv.h"
 #include "types.h"
 
 static void str_free(struct kv *e) {

@@ -1,7 +1,7 @@
 /* types.c - the static type table and the encoding limits; see types.h. */
 #include "types.h"
 
-#include "../store/kv.h"
+#include "kv.h"
 
 const struct type_ops *const type_table[OBJ_TYPE_MAX] = {
     [OBJ_STRING] = &string_type_ops, [OBJ_LIST] = &list_type_ops, [OBJ_SET] = &set_type_ops,

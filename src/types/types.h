@@ -1,13 +1,14 @@
 /* types.h - the value types as one static table, and the limits that
  * choose their encodings.
  *
- * A key entry (store/kv.h) holds a type and an encoding; what can be done
- * with a value of each type without knowing the type is described here,
- * once, in a table built at compile time: free it, copy it, measure it,
- * fingerprint it (DEBUG DIGEST), and, when persistence lands, save and
- * load it. Nothing registers at run time, so no entry can be created for a
- * type whose lifecycle is missing: kv_free and kv_dup always find their
- * functions. The types' own operations (quicklist, hash, set, sorted set
+ * A key entry (kv.h) holds a type and an encoding; what can be done with a
+ * value of each type without knowing the type is described here, once, in
+ * a table built at compile time: free it (and say what freeing it costs),
+ * copy it, measure it, fingerprint it (DEBUG DIGEST), and, when
+ * persistence lands, save and load it. Nothing registers at run time, so
+ * no entry can be created for a type whose lifecycle is missing: kv_free
+ * and kv_dup always find their functions, and kv.c never switches on a
+ * type. The types' own operations (quicklist, hash, set, sorted set
  * encodings) live in the other files of src/types/; none of them knows a
  * client, a reply or the keyspace. */
 #ifndef HK_TYPES_H
@@ -25,6 +26,11 @@ struct type_ops {
     const char *name; /* TYPE's answer */
     /* Free the value behind the entry (not the entry itself). */
     void (*free)(struct kv *e);
+    /* What `free` costs, in allocations as Redis counts them
+     * (lazyfreeGetFreeEffort), in constant time: it decides whether a
+     * value is freed on the request path or by the lazyfree thread. NULL:
+     * the value is one allocation (strings, listpacks, intsets), effort 1. */
+    size_t (*free_effort)(const struct kv *e);
     /* A deep copy of e's value under another key: a new, unlinked entry. */
     struct kv *(*dup)(const struct kv *e, const char *key, size_t klen, long long expire);
     /* Bytes the value uses beyond the entry; for big aggregates `samples`
@@ -64,7 +70,7 @@ static inline void pre_change(struct pre_change *pc) {
 static inline int pre_change_pending(const struct pre_change *pc) { return pc && !pc->fired; }
 
 #define OBJ_TYPE_MAX 8
-/* Indexed by OBJ_* (store/kv.h); NULL for types HotKV does not have. */
+/* Indexed by OBJ_* (kv.h); NULL for types HotKV does not have. */
 extern const struct type_ops *const type_table[OBJ_TYPE_MAX];
 
 extern const struct type_ops string_type_ops, list_type_ops, set_type_ops, zset_type_ops, hash_type_ops,

@@ -472,6 +472,9 @@ size_t vset_memory(struct vset *vs) {
 
 static void vset_ops_free(struct kv *e) { vset_unref(vset_of(e)); }
 
+/* One allocation per element, plus the graph. */
+static size_t vset_ops_free_effort(const struct kv *e) { return (size_t)vset_card(vset_of(e)) + 1; }
+
 static size_t vset_ops_usage(const struct kv *e, size_t samples) { return vset_memory(vset_of(e)); }
 
 /* COPY: the serialised form read back, so the copy has the very same
@@ -516,6 +519,7 @@ static void vset_ops_digest(const struct kv *e, unsigned char digest[20]) {
 const struct type_ops vset_type_ops = {
     .name = "vectorset",
     .free = vset_ops_free,
+    .free_effort = vset_ops_free_effort,
     .dup = vset_ops_dup,
     .usage = vset_ops_usage,
     .digest = vset_ops_digest,

@@ -187,7 +187,7 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize);
  * (running counts: constant time, as VINFO is). */
 size_t vset_memory(struct vset *vs);
 
-#include "../store/kv.h"
+#include "kv.h"
 static inline struct vset *vset_of(const struct kv *e) { return (struct vset *)kv_ptr(e); }
 
 #endif

@@ -748,6 +748,9 @@ static void zs_free_value(struct kv *e) {
         zsl_free(kv_ptr(e));
 }
 
+/* One allocation per skiplist node; a listpack is one. */
+static size_t zs_free_effort(const struct kv *e) { return kv_enc(e) == ENC_SKIPLIST ? (size_t)zs_len(e) : 1; }
+
 static size_t zs_usage(const struct kv *e, size_t samples) {
     (void)samples;
     if (kv_enc(e) == ENC_LISTPACK) return lp_bytes(kv_ptr(e));
@@ -775,5 +778,10 @@ static void zs_digest(const struct kv *e, unsigned char digest[20]) {
 }
 
 const struct type_ops zset_type_ops = {
-    .name = "zset", .free = zs_free_value, .dup = zs_dup, .usage = zs_usage, .digest = zs_digest,
+    .name = "zset",
+    .free = zs_free_value,
+    .free_effort = zs_free_effort,
+    .dup = zs_dup,
+    .usage = zs_usage,
+    .digest = zs_digest,
 };

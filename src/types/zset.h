@@ -20,7 +20,7 @@
 
 #include "../core/listpack.h"
 #include "../core/skiplist.h"
-#include "../store/kv.h"
+#include "kv.h"
 #include "types.h"
 
 #include <stddef.h>

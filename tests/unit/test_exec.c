@@ -5,6 +5,7 @@
  * thrown away); keys come from argv alone (range, numkeys column, the
  * GEORADIUS finder); a nested command runs under its parent's locks and
  * its argv replaces the parent's propagation. */
+#include "app/cmdtable.h"
 #include "core/alloc.h"
 #include "proto/outbuf.h"
 #include "server/exec.h"
@@ -260,7 +261,7 @@ static void test_whole_keyspace_nested(void) {
 }
 
 int main(void) {
-    commands_init();
+    cmdtable_init();
     ks_init(16, 64);
     journal_init(1);
     TEST_RUN(test_capture_sink);

@@ -18,10 +18,10 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 #include "core/status.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
 #include "types/hash.h"
+#include "types/kv.h"
 #include "types/types.h"
 
 #include <limits.h>
@@ -452,12 +452,15 @@ static void test_usage(void) {
     size_t u1 = ops->usage(e, 0);
     CHECK(u1 > u0);
     CHECK(kv_usage(e, 0) > u1);
+    /* Freeing costs one allocation per field of a table, a listpack one. */
+    CHECK_EQ_LL(kv_free_effort(e), 1);
     hashv_convert(e, 0);
     size_t u2 = ops->usage(e, 0);
     CHECK(u2 > 0);
     fill(e, 2000, "more", "value-value-value");
     size_t u3 = ops->usage(e, 0);
     CHECK(u3 > u2);
+    CHECK_EQ_LL(kv_free_effort(e), (long long)hashv_len(e));
     /* Sampled: scaled from a few entries, so of the same order. */
     size_t us = ops->usage(e, 5);
     CHECK(us > u3 / 2 && us < u3 * 2);
@@ -657,9 +660,11 @@ static void test_ttl_convert_dup_usage(void) {
     hashv_persist(d, "f7", 2);
     CHECK_EQ_LL(hashv_ttl(e, "f7", 2), 200);
     kv_free(d);
-    /* The side table counts in the usage. */
+    /* The side table counts in the usage, and each deadline in what
+     * freeing costs. */
     const struct type_ops *ops = type_table[OBJ_HASH];
     size_t with = ops->usage(e, 0);
+    CHECK_EQ_LL(kv_free_effort(e), (long long)hashv_len(e) + 2);
     hashv_persist(e, "f0", 2);
     hashv_persist(e, "f7", 2);
     CHECK_EQ_LL(hashv_ttl_trim(e), 1);

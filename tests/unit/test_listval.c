@@ -8,9 +8,9 @@
  * test_quicklist.c. */
 #include "core/listpack.h"
 #include "core/status.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
+#include "types/kv.h"
 #include "types/list.h"
 #include "types/types.h"
 
@@ -350,10 +350,15 @@ static void test_dup_and_usage(void) {
         CHECK(all > 0);
         if (enc == ENC_LISTPACK) {
             CHECK_EQ_LL(all, lp_bytes(kv_ptr(e)));
+            CHECK_EQ_LL(kv_free_effort(e), 1);
         } else {
             CHECK(all > sizeof(big));
             size_t sampled = list_type_ops.usage(e, 1);
             CHECK(sampled > 0);
+            /* Freeing a quicklist costs one allocation per node. */
+            const struct qlist *ql = kv_ptr(e);
+            CHECK(ql->len > 1);
+            CHECK_EQ_LL(kv_free_effort(e), (long long)ql->len);
         }
         CHECK(list_type_ops.usage(c, 0) > 0);
         kv_free(c);

@@ -10,8 +10,8 @@
 #include "core/listpack.h"
 #include "core/lzf.h"
 #include "core/status.h"
-#include "store/kv.h"
 #include "test.h"
+#include "types/kv.h"
 #include "types/list.h"
 #include "types/types.h"
 

@@ -7,9 +7,9 @@
  * lifecycle (dup, usage, digest). The limits are changed through
  * type_limits as CONFIG SET does, and put back after each test. */
 #include "core/util.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
+#include "types/kv.h"
 #include "types/set.h"
 #include "types/types.h"
 
@@ -625,20 +625,25 @@ static void test_usage(void) {
     add_ll(&o, 1);
     struct kv *e = entry_of(&o);
     CHECK(set_type_ops.usage(e, 0) > 0);
+    /* Freeing costs one allocation per member of a table, else one. */
+    CHECK_EQ_LL(kv_free_effort(e), 1);
     kv_free(e);
     o = build_str(ENC_LISTPACK, 10);
     e = entry_of(&o);
     CHECK(set_type_ops.usage(e, 0) > 0);
+    CHECK_EQ_LL(kv_free_effort(e), 1);
     kv_free(e);
     o = build_str(ENC_HT, 1000);
     e = entry_of(&o);
     size_t all = set_type_ops.usage(e, 0), sampled = set_type_ops.usage(e, 5);
     CHECK(all > 1000);
     CHECK(sampled > 1000);
+    CHECK_EQ_LL(kv_free_effort(e), 1000);
     kv_free(e);
     o = setv_new(ENC_HT);
     e = entry_of(&o);
     CHECK(set_type_ops.usage(e, 0) > 0);
+    CHECK_EQ_LL(kv_free_effort(e), 0);
     kv_free(e);
 }
 

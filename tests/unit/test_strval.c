@@ -1,14 +1,14 @@
 /* test_strval.c - unit tests of the string type (src/types/string.c and
- * the string parts of src/store/kv.c): Redis's choice of encoding (integer,
+ * the string parts of src/types/kv.c): Redis's choice of encoding (integer,
  * embedded up to 44 bytes, raw beyond), overwriting a value in place only
  * when it keeps the entry's shape, dup, usage, and the digest (integers in
  * decimal, so the two encodings of the same digits digest alike), all
  * through the static type table. */
 #include "core/alloc.h"
 #include "core/util.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
+#include "types/kv.h"
 #include "types/types.h"
 
 #include <string.h>
@@ -54,6 +54,13 @@ static void test_encodings(void) {
     kv_free(e);
     CHECK(type_table[OBJ_STRING] == &string_type_ops);
     CHECK(strcmp(obj_type_name(OBJ_STRING), "string") == 0);
+    /* Every type's name comes from the table; past it there is none. */
+    CHECK(strcmp(obj_type_name(OBJ_VSET), "vectorset") == 0);
+    CHECK(strcmp(obj_type_name(OBJ_TYPE_MAX), "unknown") == 0);
+    /* A string is one allocation at most: freeing it costs 1. */
+    e = str(v45, -1);
+    CHECK_EQ_LL(kv_free_effort(e), 1);
+    kv_free(e);
 }
 
 static void test_overwrite_shape(void) {

@@ -8,9 +8,9 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/util.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
+#include "types/kv.h"
 #include "types/types.h"
 #include "types/vset.h"
 
@@ -177,6 +177,8 @@ static void test_serialised_form_round_trip(void) {
     vset_type_ops.digest(copy, d3);
     CHECK(memcmp(d1, d3, 20) == 0);
     CHECK(vset_type_ops.usage(e, 0) > hnsw_memory(vs->g));
+    /* Freeing costs one allocation per element, plus the graph. */
+    CHECK_EQ_LL(kv_free_effort(e), (long long)vset_card(vs) + 1);
     kv_free(copy);
     kv_free(e2);
     /* A reference still held keeps the set alive after its key goes. */

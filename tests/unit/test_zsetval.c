@@ -8,9 +8,9 @@
  * and on a skiplist; the limits are set through type_limits. */
 #include "core/skiplist.h"
 #include "core/status.h"
-#include "store/kv.h"
 #include "test.h"
 #include "types/digest.h"
+#include "types/kv.h"
 #include "types/types.h"
 #include "types/zset.h"
 
@@ -652,6 +652,8 @@ static void test_usage(void) {
     for (int skip = 0; skip < 2; skip++) {
         struct kv *e = abcde(skip);
         CHECK(zset_type_ops.usage(e, 0) > 0);
+        /* Freeing costs one allocation per skiplist node, a listpack one. */
+        CHECK_EQ_LL(kv_free_effort(e), skip ? 5 : 1);
         kv_free(e);
     }
 }

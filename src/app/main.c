@@ -3,16 +3,18 @@
  * The main thread loads the configuration, builds the command table and the
  * keyspace, opens the listeners, starts the workers and then only waits for
  * SIGTERM/SIGINT (SHUTDOWN raises SIGTERM too). Everything else happens on
- * the workers. */
+ * the workers. It sits above the server and the command handlers, which
+ * it wires together (cmdtable.h); neither includes anything from here. */
 #include "../core/alloc.h"
 #include "../core/hash.h"
+#include "../server/blocking.h"
+#include "../server/config.h"
+#include "../server/journal.h"
+#include "../server/lazyfree.h"
+#include "../server/server.h"
 #include "../store/db.h"
-#include "blocking.h"
-#include "config.h"
-#include "journal.h"
-#include "lazyfree.h"
-#include "server.h"
-#include "txn.h"
+#include "../server/txn.h"
+#include "cmdtable.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -109,7 +111,7 @@ int main(int argc, char **argv) {
     while (shards < (unsigned)CFG(shards)) shards <<= 1;
 
     hk_clock_init();
-    commands_init();
+    cmdtable_init();
     block_init();
     txn_init();
     atomic_store(&server.active_expire_enabled, 1);

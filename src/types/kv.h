@@ -11,7 +11,11 @@
  *
  * An entry may move when its size changes (a new value, an expiry added or
  * removed): functions that can move it return the new address, and callers
- * must not keep the old one. Entries are protected by their shard's lock. */
+ * must not keep the old one. Entries are protected by their shard's lock.
+ *
+ * The entry belongs to the types layer: the value types build and read
+ * entries, and the keyspace above them (src/store/) links entries into its
+ * tables and reaches their values only through this layer's functions. */
 #ifndef HK_KV_H
 #define HK_KV_H
 
@@ -34,7 +38,7 @@ enum {
     ENC_QUICKLIST = 9,
     ENC_STREAM = 10,
     ENC_LISTPACK = 11,
-    /* A hash with at least one field TTL (src/types/hash.h): a listpack
+    /* A hash with at least one field TTL (hash.h): a listpack
      * (Redis's "listpackex") or a table ("hashtable"), with the TTLs in a
      * side table that plain hashes do not have. ENC_HT_EX is HotKV's. */
     ENC_LISTPACK_EX = 12,
@@ -121,7 +125,8 @@ void kv_free(struct kv *e);
 /* What freeing e's value costs, in allocations as Redis counts them
  * (lazyfreeGetFreeEffort): the nodes of a quicklist, the members of a
  * hash-table set or hash and of a skiplist sorted set; 1 for everything
- * that is one allocation (strings, listpacks, intsets). Constant time. */
+ * that is one allocation (strings, listpacks, intsets). Constant time;
+ * answered by the type's free_effort slot (types.h). */
 size_t kv_free_effort(const struct kv *e);
 /* Free the entry only (its value was moved elsewhere). */
 void kv_free_shell(struct kv *e);
@@ -149,7 +154,7 @@ int kv_str_ll(const struct kv *e, long long *v);
 struct rawstr *rawstr_new(const char *p, size_t len, size_t cap);
 struct rawstr *rawstr_reserve(struct rawstr *s, size_t want);
 
-/* Value lifecycle by type, through the static table of src/types/types.h. */
+/* Value lifecycle by type, through the static table of types.h. */
 /* Deep copy of e under another key (COPY): a new, unlinked entry. */
 struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long expire);
 /* Bytes of the entry, its table slot and its value (MEMORY USAGE). */

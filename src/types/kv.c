@@ -3,13 +3,8 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
-#include "../types/digest.h"
-#include "../types/hash.h"
-#include "../types/list.h"
-#include "../types/set.h"
-#include "../types/vset.h"
-#include "../types/types.h"
-#include "../types/zset.h"
+#include "digest.h"
+#include "types.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -171,23 +166,8 @@ void kv_free(struct kv *e) {
 }
 
 size_t kv_free_effort(const struct kv *e) {
-    switch (kv_type(e)) {
-    case OBJ_LIST:
-        if (kv_enc(e) == ENC_QUICKLIST) return ((const struct qlist *)kv_ptr(e))->len;
-        return 1;
-    case OBJ_SET: {
-        struct setv o = setv_of(e);
-        return o.enc == ENC_HT ? (size_t)setv_size(&o) : 1;
-    }
-    case OBJ_ZSET: return kv_enc(e) == ENC_SKIPLIST ? (size_t)zs_len(e) : 1;
-    case OBJ_HASH: {
-        /* A hash with field TTLs also frees one deadline per such field. */
-        size_t n = kv_enc(e) == ENC_HT || kv_enc(e) == ENC_HT_EX ? (size_t)hashv_len(e) : 1;
-        return n + (size_t)hashv_ttl_count(e);
-    }
-    case OBJ_VSET: return (size_t)vset_card(vset_of(e)) + 1;
-    default: return 1;
-    }
+    const struct type_ops *t = ops_of(e);
+    return t->free_effort ? t->free_effort(e) : 1;
 }
 
 void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len) {
@@ -233,12 +213,7 @@ size_t kv_usage(const struct kv *e, size_t samples) {
 }
 
 const char *obj_type_name(int type) {
-    if (type >= 0 && type < OBJ_TYPE_MAX && type_table[type]) return type_table[type]->name;
-    switch (type) {
-    case OBJ_STREAM: return "stream";
-    case OBJ_VSET: return "vectorset";
-    default: return "unknown";
-    }
+    return type >= 0 && type < OBJ_TYPE_MAX && type_table[type] ? type_table[type]->name : "unknown";
 }
 
 const char *obj_enc_name(int enc) {
