@@ -82,7 +82,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tes
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
-.PHONY: all deps run test test-unit test-integration test-asan test-tsan check-layers fuzz bench clean format
+.PHONY: all deps run test test-unit test-integration test-clients test-asan test-tsan check-layers fuzz bench clean format
 
 all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
@@ -134,9 +134,15 @@ test:
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory test-clients
 	@$(MAKE) --no-print-directory SANITIZER=address all
 	@$(MAKE) --no-print-directory SANITIZER=address test-unit
 	@$(MAKE) --no-print-directory SANITIZER=address test-integration
+
+# Real client libraries (ioredis, node-redis, redis-py, python-rq) through
+# their own APIs; installs what they need (apt-get, npm ci).
+test-clients: $(BUILD)/hotkv-server
+	tests/clients/run.sh $(BUILD)/hotkv-server
 
 test-tsan:
 	@scripts/deps.sh test
