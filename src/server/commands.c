@@ -28,7 +28,8 @@ static int ntotal;              /* ids given: commands and subcommands */
 static uint64_t derive_acl(const struct command *c) {
     uint64_t a = c->acl;
     if (c->flags & CMD_WRITE) a |= ACL_WRITE;
-    if (c->flags & CMD_READONLY) a |= ACL_READ;
+    /* Scripts are not @read, read-only or not (Redis's rule). */
+    if ((c->flags & CMD_READONLY) && !(a & ACL_SCRIPTING)) a |= ACL_READ;
     if (c->flags & CMD_ADMIN) a |= ACL_ADMIN | ACL_DANGEROUS;
     if (c->flags & CMD_PUBSUB) a |= ACL_PUBSUB;
     if (c->flags & CMD_FAST) a |= ACL_FAST;

@@ -38,9 +38,11 @@ void reply_error_len(struct cmd_ctx *c, const char *msg, size_t len) {
     struct worker *w = c->w;
     if (w) {
         stat_add(&w->stats.total_errors, 1);
-        size_t cl = 0;
-        while (cl < len && msg[cl] != ' ') cl++;
-        int idx = errstat_index(msg, cl);
+        /* The code is the text before the first space within 32 bytes;
+         * without one it counts as ERR, as in Redis. */
+        size_t cl = 0, lim = len < 32 ? len : 32;
+        while (cl < lim && msg[cl] != ' ') cl++;
+        int idx = cl < lim ? errstat_index(msg, cl) : errstat_index("ERR", 3);
         if (idx >= 0) stat_add(&w->errorstats[idx], 1);
     }
     if (!reply_muted(c)) rw_error(c->out, msg, len);

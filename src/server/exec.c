@@ -673,7 +673,9 @@ unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsi
     struct cmd_ctx *c = &w->sys_ctx;
     c->flags = 0;
     c->now_ms = now_ms;
-    shard_lock(s);
+    /* Background work never waits for a shard: a busy one (a long
+     * script holds it) is left for the next pass. */
+    if (!shard_trylock(s)) return 0;
     journal_arm(c);
     struct db_sink *saved = db_sink;
     db_sink = &c->sink;

@@ -306,14 +306,22 @@ static int raise_err_at(lua_State *L, const char *msg, size_t len, int level) {
     return raise_table_at(L, level);
 }
 
-/* Raise the error table at the top of the stack, naming where. */
+/* Raise the error table at the top of the stack, naming where: the
+ * first frame from `level` up that is the script's own code (a hook may
+ * fire inside one of the sandbox's helper functions, chunks named "=..."). */
 static int raise_table_at(lua_State *L, int level) {
     lua_Debug ar;
-    if (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline >= 0) {
+    for (int l = level; lua_getstack(L, l, &ar); l++) {
+        if (!lua_getinfo(L, "Sl", &ar)) break;
+        if (ar.currentline < 0 || ar.source[0] == '=') {
+            if (l == level && level > 0) break; /* a C caller: name the script line only for hooks */
+            continue;
+        }
         lua_pushstring(L, ar.source);
         lua_setfield(L, -2, "source");
         lua_pushnumber(L, ar.currentline);
         lua_setfield(L, -2, "line");
+        break;
     }
     return lua_error(L);
 }
@@ -1009,6 +1017,18 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     } else if (w) {
         atomic_store(&w->script_wrote, run->wrote);
     }
+    if (run->busy && w) {
+        /* Like Redis serving events while a script is busy: this worker's
+         * other connections get -BUSY, or run SCRIPT KILL or SHUTDOWN. */
+        worker_busy_poll(w);
+    }
+    if (atomic_load(&server.shutdown_asap) && !run->killed) {
+        /* SHUTDOWN NOSAVE: the script ends here, written or not. */
+        static const char gone[] = "ERR Script killed by SHUTDOWN";
+        run->killed = 1;
+        lua_sethook(L, count_hook, LUA_MASKLINE, 0);
+        raise_err_at(L, gone, sizeof(gone) - 1, 0);
+    }
     if (run->restart) {
         lua_sethook(L, count_hook, LUA_MASKLINE, 0);
         raise_err_at(L, "ERR script restarted", 20, 0);
@@ -1595,9 +1615,13 @@ void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
         set_args(L, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
         lua_getfield(L, LUA_REGISTRYINDEX, REG_HANDLER);
         lua_pushvalue(L, fn);
+        /* While it runs, a busy poll of this worker must not read the
+         * connection whose arguments the script is reading. */
+        if (c->cl) c->cl->flags |= CLIENT_IN_SCRIPT;
         lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
         int rc = lua_pcall(L, 0, 1, fn + 1);
         lua_sethook(L, NULL, 0, 0);
+        if (c->cl) c->cl->flags &= ~CLIENT_IN_SCRIPT;
         e->run = NULL;
         run_end_busy(&run);
         /* What the script's calls did counts as the command's. */
@@ -1615,7 +1639,11 @@ void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
             continue;
         }
         if (run.learning && rc == 0) mark_shards(e, sha, flags, run.undeclared ? SHARDS_ALL : SHARDS_DECLARED);
-        if (rc != 0) {
+        if (rc != 0 && run.killed && atomic_load(&server.shutdown_asap)) {
+            /* Ended by SHUTDOWN: the server is going, as in Redis the
+             * script's caller gets no reply, only the closed connection. */
+            if (c->cl) c->cl->flags |= CLIENT_CLOSE_ASAP;
+        } else if (rc != 0) {
             reply_script_error(L, c, sha);
         } else {
             lua_to_resp(L, c, run.resp, 0);

@@ -456,8 +456,17 @@ void worker_busy_poll(struct worker *w) {
     w->busy_poll = 1;
     w->now_ms = hk_mstime();
     for (int i = 0; i < n; i++) {
-        if (!is_client_src(w, evs[i].data.ptr)) continue;
-        struct client *c = evs[i].data.ptr;
+        void *p = evs[i].data.ptr;
+        if (p >= (void *)&listen_src[0][0] && p < (void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND)) {
+            accept_one(w, ((struct evsrc *)p)->fd, 0);
+            continue;
+        }
+        if (p == &unix_src) {
+            accept_one(w, unix_src.fd, 1);
+            continue;
+        }
+        if (!is_client_src(w, p)) continue;
+        struct client *c = p;
         if (c->flags & (CLIENT_CLOSING | CLIENT_IN_SCRIPT)) continue;
         if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
             int r = client_read(c);

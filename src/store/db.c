@@ -258,7 +258,7 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
     /* Step 3: the bucket slot. A rehashing table is left alone (its
      * lookups take the slow path anyway). */
     for (int i = 0; i < n; i++) {
-        if (!locked) shard_lock(k[i].shard);
+        if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
         struct htable *t = table_of(&k[i]);
         if (!t->old && t->buckets) __builtin_prefetch(&t->buckets[k[i].hash & t->mask], 0);
         if (!locked) shard_unlock(k[i].shard);
@@ -267,7 +267,7 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
      * and key come first, a short value right after. Entries are written
      * by the lookup (access clock), hence the write hint. */
     for (int i = 0; i < n; i++) {
-        if (!locked) shard_lock(k[i].shard);
+        if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
         struct htable *t = table_of(&k[i]);
         if (!t->old && t->buckets) {
             struct hnode *h = t->buckets[k[i].hash & t->mask];
@@ -281,7 +281,7 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
     /* Step 5: a value that lives behind the entry's pointer (a long
      * string, an aggregate). */
     for (int i = 0; i < n; i++) {
-        if (!locked) shard_lock(k[i].shard);
+        if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
         const struct kv *e = peek_entry(&k[i]);
         if (e && kv_enc(e) != ENC_INT && kv_enc(e) != ENC_EMBSTR) __builtin_prefetch(kv_ptr(e), 1);
         if (!locked) shard_unlock(k[i].shard);
