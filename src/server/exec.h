@@ -165,7 +165,11 @@ enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
  * none was found. ADMIT_PAUSED (socket policies only): CLIENT PAUSE holds
  * the command back, nothing replied. queued_flags are the command flags of
  * what a CMD_TXN_EXEC command would run (EXEC's queue), for the pause rule. */
-int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags);
+static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags);
+/* The whole step; exec_admit (server.h, inline) answers the common case
+ * (a connection's plain command: cached lookup, no subcommand, right
+ * arity, authenticated, nothing busy or paused) without a call. */
+int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags);
 /* The command table lookup behind the worker's one-entry cache (w may be
  * NULL). */
 const struct command *exec_lookup(struct worker *w, const char *name, size_t len);

@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define HOTKV_VERSION "0.1.0"
 #define HK_REDIS_COMPAT_VERSION "8.0.0"
@@ -366,6 +367,11 @@ struct worker {
     struct command *last_cmd;
     char last_cmd_name[24];
     size_t last_cmd_len;
+    /* The name before it: a script's EVALSHA and the command it calls,
+     * or EXEC's inner commands, alternate. */
+    struct command *prev_cmd;
+    char prev_cmd_name[24];
+    size_t prev_cmd_len;
     /* Keys of the prefetch passes (dispatch.c): the pass over all clients
      * read in a loop turn fills the first PREFETCH_BATCH_KEYS, a pass over
      * one client's pipeline the rest. */
@@ -563,5 +569,27 @@ void stats_cron(struct worker *w);
 enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };
 void hk_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_reopen(void);
+
+/* ---- admission, the common case (exec.h) ------------------------------- */
+
+/* Workers running a script past busy-reply-threshold (script.c). */
+extern _Atomic int scripts_busy;
+
+static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
+    struct worker *w = c->w;
+    if (__builtin_expect(policy == ADMIT_SOCKET && w != NULL && (who & (ADM_AUTHED | ADM_MONITOR)) == ADM_AUTHED, 1)) {
+        const hk_slice *a0 = &c->argv[0];
+        struct command *cmd = w->last_cmd;
+        if (cmd && a0->len == w->last_cmd_len && memcmp(a0->ptr, w->last_cmd_name, a0->len) == 0 && !cmd->nsubs &&
+            !(cmd->flags & CMD_PROTECTED) &&
+            ((cmd->arity > 0 && c->argc == cmd->arity) || (cmd->arity < 0 && c->argc >= -cmd->arity)) &&
+            !atomic_load_explicit(&scripts_busy, memory_order_relaxed) &&
+            !atomic_load_explicit(&server.pause_end_ms, memory_order_relaxed)) {
+            c->cmd = cmd;
+            return ADMIT_OK;
+        }
+    }
+    return exec_admit_slow(c, policy, who, queued_flags);
+}
 
 #endif
