@@ -71,7 +71,7 @@ TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 APP_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(APP_SRC))
 MAIN_OBJ := $(BUILD)/obj/app/main.o
-CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf reply resp skiplist util vexpr
+CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist util vexpr
 TYPES_TESTS := hashval listval quicklist setval strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\

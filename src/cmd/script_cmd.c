@@ -27,7 +27,7 @@ void cmd_script_flush(struct cmd_ctx *c) {
     reply_ok(c);
 }
 
-void cmd_script_kill(struct cmd_ctx *c) { script_kill(c); }
+void cmd_script_kill(struct cmd_ctx *c) { script_kill(c, 0); }
 
 /* SCRIPT DEBUG: HotKV has no Lua debugger, so only NO (the state every
  * connection is in) is accepted; YES and SYNC are refused rather than

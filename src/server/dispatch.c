@@ -12,6 +12,7 @@
 #include "blocking.h"
 #include "config.h"
 #include "creply.h"
+#include "script.h"
 #include "server.h"
 #include "txn.h"
 
@@ -63,7 +64,7 @@ static unsigned client_admit_who(const struct client *c) {
 }
 
 static int busy_poll_allowed(const struct command *cmd) {
-    static const char *ok[] = {"script|kill", "function|kill", "shutdown", "auth", "hello", "quit"};
+    static const char *ok[] = {"script|kill", "function|kill", "function|stats", "shutdown", "auth", "hello", "quit"};
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         if (strcmp(cmd->fullname, ok[i]) == 0) return 1;
     return 0;
@@ -97,7 +98,7 @@ int dispatch_command(struct client *c) {
     /* Served while this worker's own script is busy: only what needs no
      * shard and no other connection's state may run. */
     if (__builtin_expect(w->busy_poll, 0) && !busy_poll_allowed(cmd)) {
-        reply_error(x, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        reply_error(x, script_busy_error());
         c->lastcmd = cmd;
         return DISPATCH_DONE;
     }

@@ -165,7 +165,7 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
         return ADMIT_REFUSED;
     }
     if (atomic_load_explicit(&scripts_busy, memory_order_relaxed) && !(cmd->flags & CMD_ALLOW_BUSY)) {
-        refuse(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        refuse(c, script_busy_error());
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
     }
@@ -512,7 +512,7 @@ long long exec_command(struct cmd_ctx *c) {
     if (ls->n || ls->all) {
         if (__builtin_expect(!ls_acquire_abortable(ls), 0)) {
             /* A script past busy-reply-threshold holds what it needs. */
-            reply_error(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+            reply_error(c, script_busy_error());
             if (c->w) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
             return 0;
         }

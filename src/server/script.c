@@ -1,12 +1,14 @@
 /* script.c - Lua scripting: the script cache, the per-worker Lua states,
  * the `redis` library scripts call, the conversions between Lua values and
- * RESP, and running a script under its command's locks; see script.h.
+ * RESP, running a script or a function under its command's locks, and
+ * the load context a function library's code runs in; see script.h.
  *
- * This file is not the EVAL/SCRIPT command syntax (src/cmd/script_cmd.c
- * parses that and calls in here) and keeps no connection state: a script
- * runs on the context of its command, and what it calls runs nested on
- * that context through the admission step (ADMIT_SCRIPT) and exec_nested,
- * with a capture buffer as the reply sink. */
+ * This file is not the EVAL/SCRIPT/FCALL command syntax (src/cmd/ parses
+ * that and calls in here), nor the registry of function libraries
+ * (function.c), and keeps no connection state: a script runs on the
+ * context of its command, and what it calls runs nested on that context
+ * through the admission step (ADMIT_SCRIPT) and exec_nested, with a
+ * capture buffer as the reply sink. */
 #include "script.h"
 
 #include "../core/alloc.h"
@@ -16,6 +18,7 @@
 #include "../store/lockset.h"
 #include "config.h"
 #include "creply.h"
+#include "function.h"
 #include "server.h"
 
 #include <lauxlib.h>
@@ -29,6 +32,9 @@
 #include <string.h>
 
 _Atomic int scripts_busy;
+
+#define BUSY_EVAL_TEXT "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+#define BUSY_FUNCTION_TEXT "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 
 /* ---- the script cache ------------------------------------------------- */
 
@@ -188,6 +194,12 @@ static const struct {
     {"allow-cross-slot-keys", SCRIPT_FLAG_ALLOW_CROSS_SLOT},
 };
 
+const char *script_flag_name(int i, unsigned *bit) {
+    if (i < 0 || (size_t)i >= sizeof(flag_names) / sizeof(flag_names[0])) return NULL;
+    *bit = flag_names[i].flag;
+    return flag_names[i].name;
+}
+
 /* Read the "#!lua flags=a,b" first line of body. Returns 0 with *flags and
  * *skip (the bytes of the line, its newline excluded, so that line
  * numbers stay right) or -1 with err. */
@@ -244,11 +256,35 @@ static int parse_shebang(const char *body, size_t len, unsigned *flags, size_t *
 
 /* ---- per-worker Lua state ------------------------------------------------- */
 
+/* A script past busy-reply-threshold, for SCRIPT KILL, FUNCTION KILL,
+ * FUNCTION STATS and the -BUSY text of other workers: what it is and the
+ * command that runs it (copied: other threads read it). */
+struct busy_rec {
+    struct busy_rec *next;
+    struct worker *w;
+    int is_function;
+    long long start_ns;
+    char *name;
+    int argc;
+    hk_slice *argv;
+};
+
+/* Busy scripts, newest first; busy_mu also orders a kill request with
+ * the end of the script it is for (a late request must not kill the
+ * worker's next script). */
+static pthread_mutex_t busy_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct busy_rec *busy_list;
+/* How many of scripts_busy are functions: raised before scripts_busy and
+ * lowered after it, so that a busy function is never taken for a busy
+ * EVAL script (script_eval_busy). */
+static _Atomic int functions_busy;
+
 /* What one running script needs from the C functions it calls. */
 struct script_run {
     struct cmd_ctx *caller; /* EVAL's context: its lock set is the script's */
     struct cmd_ctx sctx;    /* the script's own view: database, protocol, capture sink */
-    const char *sha;
+    const char *name;       /* the sha of an EVAL script, or the function's name */
+    int is_function;
     unsigned flags;
     int ro;                 /* EVAL_RO or no-writes */
     int resp;               /* redis.setresp */
@@ -262,13 +298,26 @@ struct script_run {
     int killed;
     long long start_ns;
     int busy;               /* counted in scripts_busy */
+    struct busy_rec *rec;   /* while busy */
+};
+
+/* A library's code being run to learn its functions (FUNCTION LOAD, or a
+ * worker loading a library for FCALL). */
+struct load_ctx {
+    long long start_ns;
+    long long timeout_ms; /* 0: no limit */
+    int quiet;            /* redis.log writes nothing: the library ran before */
 };
 
 struct lua_env {
     lua_State *L;
+    unsigned runs; /* scripts run here, for the occasional GC step */
+    int ref_globals, ref_handler; /* registry refs: the real globals, the error handler */
     unsigned long long gen, evict_gen;
-    struct outbuf cap; /* reply sink of redis.call */
+    unsigned long long fn_gen; /* the function registry's, when its tables were filled */
+    struct outbuf cap;         /* reply sink of redis.call */
     struct script_run *run;
+    struct load_ctx *load;
     uint64_t rand_state;
 };
 
@@ -283,16 +332,29 @@ struct lua_env {
 #define REG_HANDLER "hk_err_handler"
 #define REG_ENV "hk_script_env"
 #define REG_GLOBALS "hk_globals"
+/* Functions: the environment of library code, the switch between its
+ * load context and its run context, the functions this worker loaded
+ * (lower-cased name -> {cb, flags, name, learn}) and the libraries they
+ * came from (library id -> {name -> callback}), and what a load being
+ * run registered so far (a list, and the names, to refuse a name twice). */
+#define REG_FENV "hk_fenv"
+#define REG_SET_LOADING "hk_set_loading"
+#define REG_FN_NAMES "hk_fn_names"
+#define REG_FN_LIBS "hk_fn_libs"
+#define REG_LOAD_LIST "hk_load_list"
+#define REG_LOAD_NAMES "hk_load_names"
 
 /* The upvalue that compile() gives a script body whose returns it
  * rewrote: the function they pass their values through (see retwrap.c). */
 #define RET_PASS "__hk_ret"
 
+/* The Lua state of this thread's worker: one per worker, so the thread
+ * names it (a registry lookup per redis.call showed in profiles). */
+static _Thread_local struct lua_env *tl_env;
+
 static struct lua_env *env_of(lua_State *L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, "hk_env");
-    struct lua_env *e = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return e;
+    (void)L;
+    return tl_env;
 }
 
 /* Raise a Redis-style error table {err=msg} (the message keeps its code),
@@ -726,6 +788,9 @@ static int redis_generic_call(lua_State *L, int raise) {
         exec_prop_mark(sc, &before);
         int st = exec_nested(sc, cmd, argv, argc);
         if (st == HK_ERR_LOCK_CONFLICT) conflict = 1;
+        /* MONITOR shows what a script ran as "[db lua]", after the EVAL. */
+        if (atomic_load_explicit(&monitor_count, memory_order_relaxed) && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+            monitor_feed(NULL, cmd, argv, argc, sc->db);
         /* redis.set_repl(REPL_NONE): the write happens, nothing of it
          * propagates. */
         if (run->repl == REPL_NONE && (sc->flags & CTX_JOURNAL)) {
@@ -850,7 +915,8 @@ static int l_redis_log(lua_State *L) {
         off += n;
     }
     msg[off] = '\0';
-    hk_log(level, "%s", msg);
+    struct lua_env *e = env_of(L);
+    if (!(e->load && e->load->quiet)) hk_log(level, "%s", msg);
     return 0;
 }
 
@@ -993,6 +1059,48 @@ static int l_load(lua_State *L) {
  * unchanged. */
 static int l_ret_pass(lua_State *L) { return lua_gettop(L); }
 
+/* A copy of what FUNCTION STATS shows of a busy script. */
+static struct busy_rec *busy_rec_new(const struct script_run *run) {
+    const struct cmd_ctx *c = run->caller;
+    size_t nl = strlen(run->name), bytes = nl + 1;
+    for (int i = 0; i < c->argc; i++) bytes += c->argv[i].len;
+    struct busy_rec *r = hk_malloc(sizeof(*r) + (size_t)c->argc * sizeof(hk_slice) + bytes);
+    r->w = c->w;
+    r->is_function = run->is_function;
+    r->start_ns = run->start_ns;
+    r->argc = c->argc;
+    r->argv = (hk_slice *)(r + 1);
+    char *p = (char *)(r->argv + c->argc);
+    for (int i = 0; i < c->argc; i++) {
+        if (c->argv[i].len) memcpy(p, c->argv[i].ptr, c->argv[i].len);
+        r->argv[i].ptr = p;
+        r->argv[i].len = c->argv[i].len;
+        p += c->argv[i].len;
+    }
+    memcpy(p, run->name, nl + 1);
+    r->name = p;
+    return r;
+}
+
+/* Past busy-reply-threshold: other clients get -BUSY, waits for the
+ * script's shards give up, the kill commands can reach it. */
+static void run_begin_busy(struct script_run *run) {
+    struct worker *w = run->caller->w;
+    run->busy = 1;
+    if (!w) return;
+    atomic_store(&w->script_wrote, run->wrote);
+    struct busy_rec *r = busy_rec_new(run);
+    pthread_mutex_lock(&busy_mu);
+    r->next = busy_list;
+    busy_list = r;
+    if (run->is_function) atomic_fetch_add(&functions_busy, 1);
+    atomic_store(&w->script_busy, 1);
+    pthread_mutex_unlock(&busy_mu);
+    run->rec = r;
+    atomic_fetch_add(&scripts_busy, 1);
+    atomic_store(&ls_wait_abort, 1);
+}
+
 /* The instruction hook: busy-reply-threshold and SCRIPT KILL. */
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
@@ -1003,16 +1111,10 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     if (!run->busy) {
         long long limit = CFG(busy_reply_threshold);
         if (limit > 0 && hk_clock_ns() - run->start_ns >= limit * 1000000LL) {
-            run->busy = 1;
-            if (w) {
-                atomic_store(&w->script_wrote, run->wrote);
-                atomic_store(&w->script_busy, 1);
-            }
-            atomic_fetch_add(&scripts_busy, 1);
-            atomic_store(&ls_wait_abort, 1);
+            run_begin_busy(run);
             hk_log(LL_WARNING, "Slow script detected: still in execution after %lld milliseconds. You can try "
-                               "killing the script using the SCRIPT KILL command. Script name is: %s.",
-                   limit, run->sha);
+                               "killing the script using the %s command. Script name is: %s.",
+                   limit, run->is_function ? "FUNCTION KILL" : "SCRIPT KILL", run->name);
         }
     } else if (w) {
         atomic_store(&w->script_wrote, run->wrote);
@@ -1043,9 +1145,12 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 
 /* Globals a script may not create or read when missing (Redis's
  * protection), and the error handler that turns an error into a table
- * with where it happened. */
+ * with where it happened. Also the environment of function libraries:
+ * while a library's code is being loaded it sees only `redis`, the load
+ * API (LR: register_function, log and the constants, read-only, a missing
+ * field an error); its functions, when called, see what scripts see. */
 static const char sandbox_lua[] =
-    "local G = ...\n"
+    "local G, LR = ...\n"
     "local err_fn, rawget, rawset, setmt, getmt, tostring, type = error, rawget, rawset, setmetatable, getmetatable, tostring, type\n"
     "local dinfo = debug.getinfo\n"
     "local RO = 'Attempt to modify a readonly table'\n"
@@ -1067,6 +1172,32 @@ static const char sandbox_lua[] =
     "  __newindex = function() err_fn(RO, 2) end,\n"
     "}))\n"
     "protected[env] = true\n"
+    "local loading = false\n"
+    "local lredis = setmt({}, ro_meta({\n"
+    "  __index = function(_, k)\n"
+    "    local v = rawget(LR, k)\n"
+    "    if v == nil then err_fn(\"Script attempted to access nonexistent global variable '\" .. tostring(k) .. \"'\", 2) end\n"
+    "    return v\n"
+    "  end,\n"
+    "  __newindex = function() err_fn(RO, 2) end,\n"
+    "}))\n"
+    "protected[lredis] = true\n"
+    "local fenv = {}\n"
+    "setmt(fenv, ro_meta({\n"
+    "  __index = function(_, k)\n"
+    "    if loading then\n"
+    "      if k == 'redis' then return lredis end\n"
+    "      err_fn(\"Script attempted to access nonexistent global variable '\" .. tostring(k) .. \"'\", 2)\n"
+    "    end\n"
+    "    if k == '_G' then return fenv end\n"
+    "    local v = rawget(G, k)\n"
+    "    if v == nil then err_fn(\"Script attempted to access nonexistent global variable '\" .. tostring(k) .. \"'\", 2) end\n"
+    "    return v\n"
+    "  end,\n"
+    "  __newindex = function() err_fn(RO, 2) end,\n"
+    "}))\n"
+    "protected[fenv] = true\n"
+    "local function set_loading(on) loading = on end\n"
     "local smt = getmt('')\n"
     "ro_meta(smt)\n"
     "G.rawset = function(t, k, v)\n"
@@ -1104,7 +1235,7 @@ static const char sandbox_lua[] =
     "  }))\n"
     "  protected[G] = true\n"
     "end\n"
-    "return env, handler, protect, lock\n";
+    "return env, handler, fenv, set_loading, protect, lock\n";
 
 /* Make the table at the top of the stack read-only for scripts: writes
  * raise "Attempt to modify a readonly table". */
@@ -1134,6 +1265,37 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction fn) {
     lua_call(L, 1, 0);
 }
 
+/* redis.REDIS_VERSION and REDIS_VERSION_NUM into the table on top. */
+static void set_version_fields(lua_State *L) {
+    lua_pushstring(L, HK_REDIS_COMPAT_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    int a = 0, b = 0, c = 0;
+    sscanf(HK_REDIS_COMPAT_VERSION, "%d.%d.%d", &a, &b, &c);
+    lua_pushnumber(L, (a << 16) | (b << 8) | c);
+    lua_setfield(L, -2, "REDIS_VERSION_NUM");
+}
+
+static int l_register_function(lua_State *L);
+
+/* Push the `redis` a library's code sees while it loads (the sandbox
+ * makes it read-only). */
+static void push_load_api(lua_State *L) {
+    lua_newtable(L);
+    lua_pushcfunction(L, l_register_function);
+    lua_setfield(L, -2, "register_function");
+    lua_pushcfunction(L, l_redis_log);
+    lua_setfield(L, -2, "log");
+    static const struct {
+        const char *name;
+        int v;
+    } levels[] = {{"LOG_DEBUG", LL_DEBUG}, {"LOG_VERBOSE", LL_VERBOSE}, {"LOG_NOTICE", LL_NOTICE}, {"LOG_WARNING", LL_WARNING}};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        lua_pushnumber(L, levels[i].v);
+        lua_setfield(L, -2, levels[i].name);
+    }
+    set_version_fields(L);
+}
+
 static struct lua_env *env_new(struct worker *w) {
     struct lua_env *e = hk_calloc(1, sizeof(*e));
     lua_State *L = luaL_newstate();
@@ -1148,6 +1310,7 @@ static struct lua_env *env_new(struct worker *w) {
     luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
     lua_pushlightuserdata(L, e);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk_env");
+    tl_env = e;
     open_lib(L, "", luaopen_base);
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
@@ -1233,14 +1396,7 @@ static struct lua_env *env_new(struct worker *w) {
         lua_pushnumber(L, consts[i].v);
         lua_setfield(L, -2, consts[i].name);
     }
-    lua_pushstring(L, HK_REDIS_COMPAT_VERSION);
-    lua_setfield(L, -2, "REDIS_VERSION");
-    {
-        int a = 0, b = 0, c = 0;
-        sscanf(HK_REDIS_COMPAT_VERSION, "%d.%d.%d", &a, &b, &c);
-        lua_pushnumber(L, (a << 16) | (b << 8) | c);
-        lua_setfield(L, -2, "REDIS_VERSION_NUM");
-    }
+    set_version_fields(L);
     lua_setglobal(L, "redis");
 
     /* Sandbox: the environment of every script, and the error handler. */
@@ -1249,7 +1405,8 @@ static struct lua_env *env_new(struct worker *w) {
         abort();
     }
     lua_pushvalue(L, LUA_GLOBALSINDEX);
-    lua_call(L, 1, 4);
+    push_load_api(L);
+    lua_call(L, 2, 6);
     int protect = lua_gettop(L) - 1;
     static const char *ro[] = {"redis", "cjson", "cmsgpack", "struct", "bit", "string", "table", "math", "os", "coroutine"};
     for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) make_readonly(L, ro[i], protect);
@@ -1261,12 +1418,23 @@ static struct lua_env *env_new(struct worker *w) {
      * with rawset only. */
     lua_call(L, 0, 0);
     lua_pop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_SET_LOADING);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_FENV);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_HANDLER);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_ENV);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_FN_NAMES);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_FN_LIBS);
+    e->fn_gen = fn_generation();
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_FUNCS);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_FLAGS);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    e->ref_globals = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_HANDLER);
+    e->ref_handler = luaL_ref(L, LUA_REGISTRYINDEX);
     e->gen = atomic_load(&cache_gen);
     e->evict_gen = atomic_load(&cache_evict_gen);
     rand_seed(e, 0);
@@ -1277,6 +1445,16 @@ static struct lua_env *env_new(struct worker *w) {
 static struct lua_env *worker_env(struct worker *w) {
     if (!w->lua) w->lua = env_new(w);
     struct lua_env *e = w->lua;
+    unsigned long long fg = fn_generation();
+    if (e->fn_gen != fg) {
+        /* The function registry changed: forget the libraries loaded here
+         * (what a function learned about its keys goes with them). */
+        lua_newtable(e->L);
+        lua_setfield(e->L, LUA_REGISTRYINDEX, REG_FN_NAMES);
+        lua_newtable(e->L);
+        lua_setfield(e->L, LUA_REGISTRYINDEX, REG_FN_LIBS);
+        e->fn_gen = fg;
+    }
     unsigned long long g = atomic_load(&cache_gen);
     if (e->gen != g) {
         /* SCRIPT FLUSH: forget compiled scripts. */
@@ -1325,6 +1503,7 @@ void script_worker_free(struct worker *w) {
     struct lua_env *e = w->lua;
     if (!e) return;
     lua_close(e->L);
+    if (tl_env == e) tl_env = NULL;
     ob_free(&e->cap);
     hk_free(e);
     w->lua = NULL;
@@ -1428,7 +1607,7 @@ void script_load(struct cmd_ctx *c, const hk_slice *body) {
 /* Set global `name` (KEYS, ARGV) to the n strings at a, or to nil when a
  * is NULL. Raw: the global table refuses writes from scripts. */
 static void set_args(lua_State *L, const char *name, const hk_slice *a, int n) {
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, tl_env->ref_globals);
     lua_pushstring(L, name);
     if (a) {
         lua_createtable(L, n, 0);
@@ -1443,8 +1622,17 @@ static void set_args(lua_State *L, const char *name, const hk_slice *a, int n) {
     lua_pop(L, 1);
 }
 
+/* Push a table of the n strings at a (a function's KEYS or ARGV). */
+static void push_strings(lua_State *L, const hk_slice *a, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushlstring(L, a[i].ptr, a[i].len);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
 /* Reply the error table (or string) at the top of the stack. */
-static void reply_script_error(lua_State *L, struct cmd_ctx *c, const char *sha) {
+static void reply_script_error(lua_State *L, struct cmd_ctx *c, const char *name, int is_function) {
     if (lua_istable(L, -1)) {
         raw_field(L, -1, "err");
         raw_field(L, -2, "source");
@@ -1454,10 +1642,10 @@ static void reply_script_error(lua_State *L, struct cmd_ctx *c, const char *sha)
         const char *src = lua_tostring(L, -2);
         const char *line = lua_tostring(L, -1);
         if (!msg) msg = "ERR unknown error", ml = strlen(msg);
-        size_t size = ml + 128 + (src && line ? strlen(src) + strlen(line) : 0);
+        size_t size = ml + 128 + strlen(name) + (src && line ? strlen(src) + strlen(line) : 0);
         char *buf = hk_malloc(size);
         int n;
-        if (src && line) n = snprintf(buf, size, "%.*s script: %s, on %s:%s.", (int)ml, msg, sha, src, line);
+        if (src && line) n = snprintf(buf, size, "%.*s script: %s, on %s:%s.", (int)ml, msg, name, src, line);
         else n = snprintf(buf, size, "%.*s", (int)ml, msg);
         if (n < 0) n = 0;
         if ((size_t)n >= size) n = (int)size - 1;
@@ -1470,19 +1658,160 @@ static void reply_script_error(lua_State *L, struct cmd_ctx *c, const char *sha)
         hk_free(buf);
     } else {
         const char *m = lua_tostring(L, -1);
-        reply_errorf(c, "ERR Error running script (call to f_%s): @%s", sha, m ? m : "unknown error");
+        if (is_function) reply_errorf(c, "ERR Error running script %s, %.100s", name, m ? m : "execution failure");
+        else reply_errorf(c, "ERR Error running script (call to f_%s): @%s", name, m ? m : "unknown error");
     }
 }
 
 static void run_end_busy(struct script_run *run) {
     if (!run->busy) return;
     struct worker *w = run->caller->w;
-    if (w) {
-        atomic_store(&w->script_busy, 0);
-        atomic_store(&w->script_kill, 0);
-    }
-    if (atomic_fetch_sub(&scripts_busy, 1) == 1) atomic_store(&ls_wait_abort, 0);
     run->busy = 0;
+    if (!run->rec) return;
+    pthread_mutex_lock(&busy_mu);
+    for (struct busy_rec **pp = &busy_list; *pp; pp = &(*pp)->next)
+        if (*pp == run->rec) {
+            *pp = run->rec->next;
+            break;
+        }
+    atomic_store(&w->script_busy, 0);
+    atomic_store(&w->script_kill, 0);
+    pthread_mutex_unlock(&busy_mu);
+    if (atomic_fetch_sub(&scripts_busy, 1) == 1) atomic_store(&ls_wait_abort, 0);
+    if (run->is_function) atomic_fetch_sub(&functions_busy, 1);
+    hk_free(run->rec);
+    run->rec = NULL;
+}
+
+/* How to run a script or a function (run_script). */
+struct run_spec {
+    const char *name; /* the sha of an EVAL script, or the function's name */
+    unsigned flags;
+    int ro;           /* an _RO command */
+    int shards;       /* what this worker learned of its keys (SHARDS_*) */
+    long long numkeys;
+    int entry;        /* a function's entry table (stack index); 0 for EVAL */
+};
+
+/* Record what this worker learned of the script's keys. */
+static void learn(struct lua_env *e, const struct run_spec *rs, int state) {
+    if (!rs->entry) {
+        mark_shards(e, rs->name, rs->flags, state);
+        return;
+    }
+    lua_pushnumber(e->L, state);
+    lua_setfield(e->L, rs->entry, "learn");
+}
+
+/* Run the function at stack index fn (an EVAL script's body, or a
+ * function with KEYS and ARGV as its two arguments) on c: under its
+ * declared keys' shards, or every shard while this worker has not
+ * learned that it stays within them; again from the start under every
+ * shard when it meets one it cannot take before it wrote. Replies its
+ * result or error into c; what it wrote propagates as its effects. The
+ * stack is left below fn. */
+static void run_script(struct cmd_ctx *c, struct lua_env *e, int fn, const struct run_spec *rs) {
+    lua_State *L = e->L;
+    int is_function = rs->entry != 0;
+    long long numkeys = rs->numkeys;
+    /* The first run here takes every shard and learns whether the script
+     * stays within its KEYS; later runs take what it learned. */
+    int shards = rs->shards;
+    if (shards != SHARDS_DECLARED && !exec_holds_all(c) && !(c->flags & CTX_NESTED)) exec_lock_all_shards(c);
+
+    struct script_run run;
+    struct prop_mark mark;
+    exec_prop_mark(c, &mark);
+    for (int attempt = 0;; attempt++) {
+        memset(&run, 0, sizeof(run));
+        run.caller = c;
+        run.name = rs->name;
+        run.is_function = is_function;
+        run.flags = rs->flags;
+        run.ro = rs->ro || (rs->flags & SCRIPT_FLAG_NO_WRITES);
+        run.resp = 2;
+        run.repl = REPL_ALL;
+        run.start_ns = hk_clock_ns();
+        run.learning = shards == SHARDS_UNKNOWN;
+        run.keys = c->argv + 3;
+        run.nkeys = (int)numkeys;
+        /* The script's own view of the context: the caller's locks,
+         * journal and write sink, its own database, protocol and sink. */
+        struct cmd_ctx *sc = &run.sctx;
+        ctx_init(sc);
+        sc->db = c->db;
+        sc->now_ms = c->now_ms;
+        sc->flags = (c->flags & (CTX_NO_TOUCH | CTX_JOURNAL | CTX_REPLAY)) | CTX_DENY_BLOCKING;
+        sc->ls = c->ls;
+        sc->prop = c->prop;
+        sc->cl = NULL;
+        sc->w = c->w;
+        sc->frozen_us = hk_ustime();
+        e->run = &run;
+        int nargs = 0;
+        if (!is_function) {
+            set_args(L, "KEYS", c->argv + 3, (int)numkeys);
+            set_args(L, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+        }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref_handler);
+        lua_pushvalue(L, fn);
+        if (is_function) {
+            push_strings(L, c->argv + 3, (int)numkeys);
+            push_strings(L, c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+            nargs = 2;
+        }
+        /* While it runs, a busy poll of this worker must not read the
+         * connection whose arguments the script is reading. */
+        if (c->cl) c->cl->flags |= CLIENT_IN_SCRIPT;
+        /* The instruction hook stays installed between scripts (it does
+         * nothing without a run): installing it costs more than a short
+         * script. A kill or a library load may have changed it. */
+        if (lua_gethook(L) != count_hook || lua_gethookmask(L) != LUA_MASKCOUNT)
+            lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
+        int rc = lua_pcall(L, nargs, 1, fn + 1);
+        if (c->cl) c->cl->flags &= ~CLIENT_IN_SCRIPT;
+        e->run = NULL;
+        run_end_busy(&run);
+        /* What the script's calls did counts as the command's. */
+        c->sink.dirty += sc->sink.dirty;
+        c->flags |= sc->flags & (CTX_JOURNAL | CTX_PROP_CUSTOM);
+        exec_adopt_deferred(c, sc);
+        if (run.restart && attempt == 0) {
+            /* Nothing written: let everything go, take every shard, and
+             * run it again; remember that it needs them. */
+            lua_settop(L, fn);
+            ctx_destroy(sc);
+            learn(e, rs, SHARDS_ALL);
+            shards = SHARDS_ALL;
+            exec_lock_all_shards(c);
+            continue;
+        }
+        if (run.learning && rc == 0) learn(e, rs, run.undeclared ? SHARDS_ALL : SHARDS_DECLARED);
+        if (rc != 0 && run.killed && atomic_load(&server.shutdown_asap)) {
+            /* Ended by SHUTDOWN: the server is going, as in Redis the
+             * script's caller gets no reply, only the closed connection. */
+            if (c->cl) c->cl->flags |= CLIENT_CLOSE_ASAP;
+        } else if (rc != 0) {
+            reply_script_error(L, c, rs->name, is_function);
+        } else {
+            lua_to_resp(L, c, run.resp, 0);
+        }
+        ctx_destroy(sc);
+        break;
+    }
+    lua_settop(L, fn - 1);
+    if (!is_function) {
+        set_args(L, "KEYS", NULL, 0);
+        set_args(L, "ARGV", NULL, 0);
+    }
+    exec_prop_wrap(c, &mark);
+    /* A script that propagated nothing of its own: EVAL's argv must not
+     * stand in for the effects. */
+    c->flags |= CTX_PROP_CUSTOM;
+    /* The collector runs as the Lua heap grows; an explicit step after
+     * every script cost three times the script itself. A small one every
+     * 64 scripts keeps an idle worker's garbage from lingering. */
+    if ((++e->runs & 63) == 0) lua_gc(L, LUA_GCSTEP, 1);
 }
 
 void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
@@ -1578,103 +1907,430 @@ void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
         return;
     }
-    /* The first run here takes every shard and learns whether the script
-     * stays within its KEYS; later runs take what it learned. */
-    int shards = needs_all;
-    if (shards != SHARDS_DECLARED && !exec_holds_all(c) && !(c->flags & CTX_NESTED)) exec_lock_all_shards(c);
-
-    struct script_run run;
-    struct prop_mark mark;
-    exec_prop_mark(c, &mark);
-    for (int attempt = 0;; attempt++) {
-        memset(&run, 0, sizeof(run));
-        run.caller = c;
-        run.sha = sha;
-        run.flags = flags;
-        run.ro = ro || (flags & SCRIPT_FLAG_NO_WRITES);
-        run.resp = 2;
-        run.repl = REPL_ALL;
-        run.start_ns = hk_clock_ns();
-        run.learning = shards == SHARDS_UNKNOWN;
-        run.keys = c->argv + 3;
-        run.nkeys = (int)numkeys;
-        /* The script's own view of the context: the caller's locks,
-         * journal and write sink, its own database, protocol and sink. */
-        struct cmd_ctx *sc = &run.sctx;
-        ctx_init(sc);
-        sc->db = c->db;
-        sc->now_ms = c->now_ms;
-        sc->flags = (c->flags & (CTX_NO_TOUCH | CTX_JOURNAL | CTX_REPLAY)) | CTX_DENY_BLOCKING;
-        sc->ls = c->ls;
-        sc->prop = c->prop;
-        sc->cl = NULL;
-        sc->w = c->w;
-        sc->frozen_us = hk_ustime();
-        e->run = &run;
-        set_args(L, "KEYS", c->argv + 3, (int)numkeys);
-        set_args(L, "ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
-        lua_getfield(L, LUA_REGISTRYINDEX, REG_HANDLER);
-        lua_pushvalue(L, fn);
-        /* While it runs, a busy poll of this worker must not read the
-         * connection whose arguments the script is reading. */
-        if (c->cl) c->cl->flags |= CLIENT_IN_SCRIPT;
-        lua_sethook(L, count_hook, LUA_MASKCOUNT, 100000);
-        int rc = lua_pcall(L, 0, 1, fn + 1);
-        lua_sethook(L, NULL, 0, 0);
-        if (c->cl) c->cl->flags &= ~CLIENT_IN_SCRIPT;
-        e->run = NULL;
-        run_end_busy(&run);
-        /* What the script's calls did counts as the command's. */
-        c->sink.dirty += sc->sink.dirty;
-        c->flags |= sc->flags & (CTX_JOURNAL | CTX_PROP_CUSTOM);
-        exec_adopt_deferred(c, sc);
-        if (run.restart && attempt == 0) {
-            /* Nothing written: let everything go, take every shard, and
-             * run it again; remember that it needs them. */
-            lua_settop(L, fn);
-            ctx_destroy(sc);
-            mark_shards(e, sha, flags, SHARDS_ALL);
-            shards = SHARDS_ALL;
-            exec_lock_all_shards(c);
-            continue;
-        }
-        if (run.learning && rc == 0) mark_shards(e, sha, flags, run.undeclared ? SHARDS_ALL : SHARDS_DECLARED);
-        if (rc != 0 && run.killed && atomic_load(&server.shutdown_asap)) {
-            /* Ended by SHUTDOWN: the server is going, as in Redis the
-             * script's caller gets no reply, only the closed connection. */
-            if (c->cl) c->cl->flags |= CLIENT_CLOSE_ASAP;
-        } else if (rc != 0) {
-            reply_script_error(L, c, sha);
-        } else {
-            lua_to_resp(L, c, run.resp, 0);
-        }
-        ctx_destroy(sc);
-        break;
-    }
-    lua_settop(L, fn - 1);
-    set_args(L, "KEYS", NULL, 0);
-    set_args(L, "ARGV", NULL, 0);
-    exec_prop_wrap(c, &mark);
-    /* A script that propagated nothing of its own: EVAL's argv must not
-     * stand in for the effects. */
-    c->flags |= CTX_PROP_CUSTOM;
-    /* Keep the Lua heap in check between scripts. */
-    lua_gc(L, LUA_GCSTEP, 10);
+    struct run_spec rs = {sha, flags, ro, needs_all, numkeys, 0};
+    run_script(c, e, fn, &rs);
 }
 
-void script_kill(struct cmd_ctx *c) {
-    for (int i = 0; i < server.nworkers; i++) {
-        struct worker *w = &server.workers[i];
-        if (!atomic_load(&w->script_busy)) continue;
-        if (atomic_load(&w->script_wrote)) {
-            reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
-                           "can either wait the script termination or kill the server in a hard way using the "
-                           "SHUTDOWN NOSAVE command.");
-            return;
+/* ---- functions: the load context, FCALL ---------------------------------- */
+
+/* An error of redis.register_function or of the load context: a table
+ * {err = "ERR msg"} without a line, as Redis raises them. */
+static int load_error(lua_State *L, const char *msg) {
+    lua_newtable(L);
+    lua_pushstring(L, "ERR ");
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    lua_setfield(L, -2, "err");
+    return lua_error(L);
+}
+
+/* A value Redis reads as a string (a string, or a number turned into
+ * one): pushed as a string, or nothing pushed and 0. */
+static int push_as_string(lua_State *L, int idx) {
+    if (!lua_isstring(L, idx)) return 0;
+    lua_pushvalue(L, idx);
+    lua_tostring(L, -1);
+    return 1;
+}
+
+/* The flags table at idx (an array of flag names, any case). Returns 0,
+ * or -1 for anything that is not a known flag. */
+static int read_flags(lua_State *L, int idx, unsigned *flags) {
+    *flags = 0;
+    for (int j = 1;; j++) {
+        lua_rawgeti(L, idx, j);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            return 0;
         }
-        atomic_store(&w->script_kill, 1);
-        reply_ok(c);
+        const char *f = lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
+        unsigned got = 0, bit;
+        const char *fl;
+        for (int i = 0; f && (fl = script_flag_name(i, &bit)); i++)
+            if (strcasecmp(fl, f) == 0) got = bit;
+        lua_pop(L, 1);
+        if (!got) return -1;
+        *flags |= got;
+    }
+}
+
+/* redis.register_function(name, callback) or
+ * redis.register_function{function_name=, callback=, flags=, description=}:
+ * while a library loads, record the function. Errors and their order are
+ * Redis's. */
+static int l_register_function(lua_State *L) {
+    struct lua_env *e = env_of(L);
+    if (!e->load) return load_error(L, "redis.register_function can only be called on FUNCTION LOAD command");
+    int argc = lua_gettop(L);
+    if (argc < 1 || argc > 2) return load_error(L, "wrong number of arguments to redis.register_function");
+    unsigned flags = 0;
+    /* Slots 3, 4, 5: name, callback, description. */
+    if (argc == 2) {
+        lua_settop(L, 5);
+        if (!push_as_string(L, 1)) return load_error(L, "first argument to redis.register_function must be a string");
+        lua_replace(L, 3);
+        if (!lua_isfunction(L, 2)) return load_error(L, "second argument to redis.register_function must be a function");
+        lua_pushvalue(L, 2);
+        lua_replace(L, 4);
+    } else {
+        if (!lua_istable(L, 1))
+            return load_error(L, "calling redis.register_function with a single argument is only applicable to Lua "
+                                 "table (representing named arguments).");
+        lua_settop(L, 5);
+        lua_pushnil(L);
+        while (lua_next(L, 1)) {
+            int kt = lua_type(L, -2);
+            if (kt != LUA_TSTRING && kt != LUA_TNUMBER)
+                return load_error(L, "named argument key given to redis.register_function is not a string");
+            const char *key = kt == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (strcasecmp(key, "function_name") == 0) {
+                if (!push_as_string(L, -1))
+                    return load_error(L, "function_name argument given to redis.register_function must be a string");
+                lua_replace(L, 3);
+            } else if (strcasecmp(key, "description") == 0) {
+                if (!push_as_string(L, -1))
+                    return load_error(L, "description argument given to redis.register_function must be a string");
+                lua_replace(L, 5);
+            } else if (strcasecmp(key, "callback") == 0) {
+                if (!lua_isfunction(L, -1))
+                    return load_error(L, "callback argument given to redis.register_function must be a function");
+                lua_pushvalue(L, -1);
+                lua_replace(L, 4);
+            } else if (strcasecmp(key, "flags") == 0) {
+                if (!lua_istable(L, -1))
+                    return load_error(L, "flags argument to redis.register_function must be a table representing "
+                                         "function flags");
+                if (read_flags(L, lua_gettop(L), &flags) < 0) return load_error(L, "unknown flag given");
+            } else {
+                return load_error(L, "unknown argument given to redis.register_function");
+            }
+            lua_pop(L, 1);
+        }
+        if (lua_isnil(L, 3)) return load_error(L, "redis.register_function must get a function name argument");
+        if (lua_isnil(L, 4)) return load_error(L, "redis.register_function must get a callback argument");
+    }
+    size_t nl;
+    const char *name = lua_tolstring(L, 3, &nl);
+    if (!fn_valid_name(name, nl))
+        return load_error(L, "Library names can only contain letters, numbers, or underscores(_) and must be at "
+                             "least one character long");
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_LOAD_NAMES);
+    lua_pushvalue(L, 3);
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return load_error(L, "Function already exists in the library");
+    lua_pop(L, 1);
+    lua_pushvalue(L, 3);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_LOAD_LIST);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, "name");
+    lua_pushvalue(L, 4);
+    lua_setfield(L, -2, "cb");
+    lua_pushnumber(L, flags);
+    lua_setfield(L, -2, "flags");
+    lua_pushvalue(L, 5);
+    lua_setfield(L, -2, "desc");
+    lua_rawseti(L, -2, (int)lua_objlen(L, -2) + 1);
+    return 0;
+}
+
+/* The load context's hook: a library's code may not run past its time. */
+static void load_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    struct lua_env *e = env_of(L);
+    struct load_ctx *ld = e->load;
+    if (!ld || ld->timeout_ms <= 0 || hk_clock_ns() - ld->start_ns <= ld->timeout_ms * 1000000LL) return;
+    /* Every line from here on raises: nothing can catch it and go on. */
+    lua_sethook(L, load_hook, LUA_MASKLINE, 0);
+    lua_newtable(L);
+    lua_pushliteral(L, "ERR FUNCTION LOAD timeout");
+    lua_setfield(L, -2, "err");
+    lua_error(L);
+}
+
+static void set_loading(lua_State *L, int on) {
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_SET_LOADING);
+    lua_pushboolean(L, on);
+    lua_call(L, 1, 0);
+}
+
+/* Compile a library's body and run it in the load context. Returns 0
+ * with the list of what it registered ({name, cb, flags, desc} each) on
+ * the stack, or -1 with the error text. */
+static int lib_run(struct lua_env *e, const char *body, size_t len, long long timeout_ms, int quiet, char *err,
+                   size_t errlen) {
+    lua_State *L = e->L;
+    int base = lua_gettop(L);
+    /* Its returns rewritten as a script's are (see compile()). */
+    size_t wlen;
+    char *wrapped = hk_lua_wrap_returns(body, len, "local " RET_PASS " = ...; return function(...) ", "\nend",
+                                        RET_PASS, &wlen);
+    int rc = wrapped ? luaL_loadbuffer(L, wrapped, wlen, "@user_function") : -1;
+    hk_free(wrapped);
+    if (rc == 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, REG_FENV);
+        lua_setfenv(L, -2);
+        lua_pushcfunction(L, l_ret_pass);
+        rc = lua_pcall(L, 1, 1, 0);
+    }
+    if (rc != 0) {
+        lua_settop(L, base);
+        if (luaL_loadbuffer(L, body, len, "@user_function") != 0) {
+            snprintf(err, errlen, "Error compiling function: %s", lua_tostring(L, -1));
+            lua_settop(L, base);
+            return -1;
+        }
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_FENV);
+    lua_setfenv(L, -2);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_LIST);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_NAMES);
+    struct load_ctx ld = {hk_clock_ns(), timeout_ms, quiet};
+    e->load = &ld;
+    set_loading(L, 1);
+    lua_sethook(L, load_hook, LUA_MASKCOUNT, 100000);
+    rc = lua_pcall(L, 0, 0, 0);
+    lua_sethook(L, NULL, 0, 0);
+    set_loading(L, 0);
+    e->load = NULL;
+    if (rc != 0) {
+        const char *msg = NULL;
+        if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+            snprintf(err, errlen, "Error registering functions: ERR %s", lua_tostring(L, -1));
+        } else {
+            if (lua_istable(L, -1)) raw_field(L, -1, "err");
+            else lua_pushnil(L);
+            msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+            snprintf(err, errlen, "Error registering functions: %s", msg);
+        }
+        lua_settop(L, base);
+    } else {
+        lua_settop(L, base);
+        lua_getfield(L, LUA_REGISTRYINDEX, REG_LOAD_LIST);
+    }
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_LIST);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_NAMES);
+    return rc != 0 ? -1 : 0;
+}
+
+int script_lib_check(struct worker *w, const char *body, size_t len, long long timeout_ms, struct fn_def **fns,
+                     int *nfn, char *err, size_t errlen) {
+    struct lua_env *e = worker_env(w);
+    lua_State *L = e->L;
+    *fns = NULL;
+    *nfn = 0;
+    if (lib_run(e, body, len, timeout_ms, 0, err, errlen) < 0) return -1;
+    int list = lua_gettop(L), n = (int)lua_objlen(L, list);
+    struct fn_def *d = hk_calloc(n ? (size_t)n : 1, sizeof(*d));
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, list, i + 1);
+        int ent = lua_gettop(L);
+        size_t sl;
+        raw_field(L, ent, "name");
+        const char *sv = lua_tolstring(L, -1, &sl);
+        d[i].name = hk_strndup(sv, sl);
+        raw_field(L, ent, "flags");
+        d[i].flags = (unsigned)lua_tonumber(L, -1);
+        raw_field(L, ent, "desc");
+        if (lua_isstring(L, -1)) {
+            sv = lua_tolstring(L, -1, &sl);
+            d[i].desc = hk_malloc(sl + 1);
+            memcpy(d[i].desc, sv, sl);
+            d[i].desc[sl] = '\0';
+            d[i].desc_len = sl;
+        }
+        lua_settop(L, list);
+    }
+    lua_settop(L, list - 1);
+    /* What the run made is garbage now (see script_eval). */
+    if ((++e->runs & 63) == 0) lua_gc(L, LUA_GCSTEP, 1);
+    *fns = d;
+    *nfn = n;
+    return 0;
+}
+
+/* The entry of function `name` ({cb, flags, name, learn}) on the stack:
+ * from what this worker loaded, or found in the registry and its library
+ * loaded here. Returns 0, or -1 after replying the error. */
+static int fn_entry(struct cmd_ctx *c, struct lua_env *e, const hk_slice *name) {
+    lua_State *L = e->L;
+    int base = lua_gettop(L);
+    char *low = hk_malloc(name->len + 1);
+    for (size_t i = 0; i < name->len; i++) {
+        char ch = name->ptr[i];
+        low[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_FN_NAMES);
+    int names = lua_gettop(L);
+    lua_pushlstring(L, low, name->len);
+    hk_free(low);
+    int key = lua_gettop(L);
+    lua_pushvalue(L, key);
+    lua_rawget(L, names);
+    if (lua_istable(L, -1)) {
+        lua_replace(L, base + 1);
+        lua_settop(L, base + 1);
+        return 0;
+    }
+    lua_pop(L, 1);
+    struct fn_found f;
+    if (fn_find(name->ptr, name->len, &f) < 0) {
+        lua_settop(L, base);
+        reply_error(c, "ERR Function not found");
+        return -1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_FN_LIBS);
+    int libs = lua_gettop(L);
+    lua_pushnumber(L, (lua_Number)f.lib_id);
+    lua_rawget(L, libs);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        char err[1024];
+        /* The library ran to its end when it was loaded: no time limit,
+         * and its redis.log lines are not written again. */
+        if (lib_run(e, f.code + f.body, f.code_len - f.body, 0, 1, err, sizeof(err)) < 0) {
+            fn_found_free(&f);
+            lua_settop(L, base);
+            reply_errorf(c, "ERR %s", err);
+            return -1;
+        }
+        int list = lua_gettop(L), n = (int)lua_objlen(L, list);
+        lua_createtable(L, 0, n);
+        for (int i = 1; i <= n; i++) {
+            lua_rawgeti(L, list, i);
+            raw_field(L, -1, "name");
+            raw_field(L, -2, "cb");
+            lua_rawset(L, -4);
+            lua_pop(L, 1);
+        }
+        lua_remove(L, list);
+        lua_pushnumber(L, (lua_Number)f.lib_id);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, libs);
+    }
+    lua_getfield(L, -1, f.name);
+    if (!lua_isfunction(L, -1)) {
+        fn_found_free(&f);
+        lua_settop(L, base);
+        reply_error(c, "ERR Function not found");
+        return -1;
+    }
+    int cb = lua_gettop(L);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, cb);
+    lua_setfield(L, -2, "cb");
+    lua_pushnumber(L, f.flags);
+    lua_setfield(L, -2, "flags");
+    lua_pushstring(L, f.name);
+    lua_setfield(L, -2, "name");
+    lua_pushnumber(L, SHARDS_UNKNOWN);
+    lua_setfield(L, -2, "learn");
+    fn_found_free(&f);
+    lua_pushvalue(L, key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, names);
+    lua_replace(L, base + 1);
+    lua_settop(L, base + 1);
+    return 0;
+}
+
+void script_fcall(struct cmd_ctx *c, int ro) {
+    if (!c->w) {
+        reply_error(c, "ERR scripts run on worker threads only");
         return;
     }
-    reply_error(c, "NOTBUSY No scripts in execution right now.");
+    struct lua_env *e = worker_env(c->w);
+    lua_State *L = e->L;
+    int base = lua_gettop(L);
+    /* As Redis: an unknown function before anything else is looked at. */
+    if (fn_entry(c, e, &c->argv[1]) < 0) return;
+    int entry = lua_gettop(L);
+    long long numkeys;
+    if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &numkeys)) {
+        lua_settop(L, base);
+        reply_error(c, "ERR Bad number of keys provided");
+        return;
+    }
+    if (numkeys > c->argc - 3) {
+        lua_settop(L, base);
+        reply_error(c, "ERR Number of keys can't be greater than number of args");
+        return;
+    }
+    if (numkeys < 0) {
+        lua_settop(L, base);
+        reply_error(c, "ERR Number of keys can't be negative");
+        return;
+    }
+    raw_field(L, entry, "flags");
+    unsigned flags = (unsigned)lua_tonumber(L, -1);
+    raw_field(L, entry, "learn");
+    int learned = (int)lua_tonumber(L, -1);
+    raw_field(L, entry, "name");
+    const char *fname = lua_tostring(L, -1);
+    if (ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
+        lua_settop(L, base);
+        reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+        return;
+    }
+    raw_field(L, entry, "cb");
+    struct run_spec rs = {fname, flags, ro, learned, numkeys, entry};
+    run_script(c, e, lua_gettop(L), &rs);
+    lua_settop(L, base);
+}
+
+void script_kill(struct cmd_ctx *c, int functions) {
+    pthread_mutex_lock(&busy_mu);
+    /* The oldest busy script of the kind asked for, or else any. */
+    struct busy_rec *r = NULL;
+    for (struct busy_rec *x = busy_list; x; x = x->next)
+        if (!r || (x->is_function == functions) || r->is_function != functions) r = x;
+    if (!r) {
+        reply_error(c, "NOTBUSY No scripts in execution right now.");
+    } else if (atomic_load(&r->w->script_wrote)) {
+        reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+                       "can either wait the script termination or kill the server in a hard way using the "
+                       "SHUTDOWN NOSAVE command.");
+    } else if (r->is_function != functions) {
+        /* A function is stopped by FUNCTION KILL, an EVAL script by
+         * SCRIPT KILL: the error names the one to use. */
+        reply_error(c, r->is_function ? BUSY_FUNCTION_TEXT : BUSY_EVAL_TEXT);
+    } else {
+        atomic_store(&r->w->script_kill, 1);
+        reply_ok(c);
+    }
+    pthread_mutex_unlock(&busy_mu);
+}
+
+const char *script_busy_error(void) {
+    int f = atomic_load(&functions_busy), s = atomic_load(&scripts_busy);
+    return f > 0 && f >= s ? BUSY_FUNCTION_TEXT : BUSY_EVAL_TEXT;
+}
+
+int script_eval_busy(void) { return atomic_load(&scripts_busy) > atomic_load(&functions_busy); }
+
+void script_reply_running(struct cmd_ctx *c) {
+    pthread_mutex_lock(&busy_mu);
+    struct busy_rec *r = NULL;
+    for (struct busy_rec *x = busy_list; x; x = x->next)
+        if (x->is_function) r = x;
+    if (!r) {
+        reply_null(c);
+    } else {
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "name");
+        reply_bulk_cstr(c, r->name);
+        reply_bulk_cstr(c, "command");
+        reply_array(c, r->argc);
+        for (int i = 0; i < r->argc; i++) reply_bulk(c, r->argv[i].ptr, r->argv[i].len);
+        reply_bulk_cstr(c, "duration_ms");
+        reply_int(c, (hk_clock_ns() - r->start_ns) / 1000000);
+    }
+    pthread_mutex_unlock(&busy_mu);
 }

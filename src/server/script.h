@@ -1,5 +1,6 @@
-/* script.h - Lua scripts: the shared script cache, one Lua state per
- * worker, and running a script on a command's context.
+/* script.h - Lua scripts and functions: the shared script cache, one Lua
+ * state per worker, and running a script or a function on a command's
+ * context.
  *
  * Scripts loaded anywhere (EVAL, SCRIPT LOAD) go into one cache, sha1 ->
  * body, behind a read-write lock; each worker compiles a body into its own
@@ -25,7 +26,13 @@
  * Busy scripts. Past busy-reply-threshold a running script marks itself
  * busy: other clients' commands answer -BUSY (admission), waits for its
  * shards give up with the same error, and SCRIPT KILL can stop it unless
- * it wrote. */
+ * it wrote.
+ *
+ * Functions (FCALL) run the same way, on the same per-worker state: the
+ * registry of libraries is function.c's; each worker runs a library's
+ * code when it first calls one of its functions, and learns per function
+ * whether it stays within its keys. FUNCTION KILL stops a busy function
+ * as SCRIPT KILL stops a busy EVAL script. */
 #ifndef HK_SCRIPT_H
 #define HK_SCRIPT_H
 
@@ -55,8 +62,39 @@ int script_exists(const char *sha, size_t len);
 /* SCRIPT FLUSH: forget every script (workers drop their compiled copies
  * before their next script). */
 void script_flush(void);
-/* SCRIPT KILL: replies OK, NOTBUSY or UNKILLABLE. */
-void script_kill(struct cmd_ctx *c);
+/* SCRIPT KILL (functions 0) and FUNCTION KILL (1): replies OK, NOTBUSY,
+ * UNKILLABLE, or the BUSY text naming the other command when what is busy
+ * is of the other kind (a function for SCRIPT KILL, an EVAL script for
+ * FUNCTION KILL), as Redis does. */
+void script_kill(struct cmd_ctx *c, int functions);
+/* The -BUSY text for a command refused while scripts are busy: Redis's
+ * names FUNCTION KILL when what is busy is a function, SCRIPT KILL
+ * otherwise. */
+const char *script_busy_error(void);
+/* Whether an EVAL script (not a function) is busy. */
+int script_eval_busy(void);
+/* FUNCTION STATS' running_script: nil, or the busy function's name, the
+ * command that called it and how long it has run. */
+void script_reply_running(struct cmd_ctx *c);
+
+/* FCALL / FCALL_RO (ro) on context c, argv as the command's. */
+void script_fcall(struct cmd_ctx *c, int ro);
+
+struct fn_def;
+/* Run a library's code (body: what follows its first line, that line's
+ * newline included, so line numbers are the library's) in the load
+ * context of worker w's Lua state, as FUNCTION LOAD does: only
+ * redis.register_function, redis.log and the constants are there, and a
+ * run past timeout_ms (0: no limit) is stopped. Returns 0 with the
+ * functions it registered (*fns, hk_malloc'd, freed with fn_defs_free),
+ * or -1 with Redis's error text ("Error compiling function: ...", "Error
+ * registering functions: ...") without the ERR code. What it registered
+ * is not kept: FCALL loads the library again when it needs it. */
+int script_lib_check(struct worker *w, const char *body, size_t len, long long timeout_ms, struct fn_def **fns,
+                     int *nfn, char *err, size_t errlen);
+/* The i-th script flag's name and bit, in Redis's order; NULL past the
+ * last. */
+const char *script_flag_name(int i, unsigned *bit);
 /* Number of cached scripts and their bytes (INFO memory). */
 void script_cache_stats(unsigned long long *n, unsigned long long *bytes);
 /* Free worker w's Lua state (at worker exit). */

@@ -452,7 +452,7 @@ void worker_busy_poll(struct worker *w) {
     if (w->busy_poll) return;
     struct epoll_event evs[64];
     int n = epoll_wait(w->epfd, evs, 64, 0);
-    if (n <= 0) return;
+    if (n < 0) n = 0;
     w->busy_poll = 1;
     w->now_ms = hk_mstime();
     for (int i = 0; i < n; i++) {
@@ -477,6 +477,12 @@ void worker_busy_poll(struct worker *w) {
         }
         if ((evs[i].events & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
     }
+    /* Requests read in the same loop turn as the script's, before it ran,
+     * wait in their query buffers where no event will report them. */
+    for (struct client *c = w->clients; c; c = c->next)
+        if (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSING | CLIENT_IN_SCRIPT)) && !client_is_waiting(c) &&
+            client_resume(c) < 0)
+            client_close(c);
     flush_pending(w);
     w->busy_poll = 0;
 }

@@ -1,8 +1,10 @@
-"""Transactions and scripts through the journal: what EXEC and EVAL write
-propagates as one unit (MULTI ... EXEC when there are several commands, the
-script's effects rather than the EVAL), and a mixed MULTI / EVAL / EVALSHA
-workload from many clients on several threads replays into a fresh HotKV
-and into a real redis-server to the same DEBUG DIGEST."""
+"""Transactions, scripts and functions through the journal: what EXEC, EVAL
+and FCALL write propagates as one unit (MULTI ... EXEC when there are
+several commands, the effects rather than the EVAL or FCALL), FUNCTION
+LOAD / DELETE / FLUSH / RESTORE propagate themselves, and a mixed MULTI /
+EVAL / EVALSHA / FCALL workload from many clients on several threads
+replays into a fresh HotKV and into a real redis-server to the same DEBUG
+DIGEST."""
 import random
 import shutil
 
@@ -10,7 +12,7 @@ import pytest
 import redis
 
 from conftest import real_redis
-from resp import parse_commands
+from resp import Error, parse_commands
 from test_exec import debug_server, journal, journal_cmds, random_op, replay, run_clients
 
 ZERO_DIGEST = b"0" * 40
@@ -90,6 +92,51 @@ def test_script_reaching_undeclared_keys_propagates_them(jr):
     assert cmds.count([b"MULTI"]) == 3
 
 
+FUNCTIONS = ("#!lua name=mixlib\n"
+             "redis.register_function('mix_declared', function(keys, args)\n"
+             "  redis.call('INCR', keys[1]); redis.call('RPUSH', keys[2], args[1])\n"
+             "  return redis.call('GET', keys[1])\n"
+             "end)\n"
+             "redis.register_function('mix_undeclared', function(keys, args)\n"
+             "  local v = redis.call('GET', args[1]); redis.call('SET', args[2], (v or ''):sub(1, 16) .. 'y')\n"
+             "  return 1\n"
+             "end)\n"
+             "redis.register_function('mix_effects', function(keys, args)\n"
+             "  redis.call('SADD', keys[1], args[1], 'z'); redis.call('SPOP', keys[1])\n"
+             "  redis.call('EXPIRE', keys[2], 100); return redis.call('INCRBYFLOAT', keys[3], '0.5')\n"
+             "end)\n"
+             "redis.register_function{function_name='mix_read', callback=function(keys)\n"
+             "  return redis.call('GET', keys[1]) end, flags={'no-writes'}}\n")
+
+
+def test_function_commands_and_fcall_propagate(jr):
+    assert jr.execute_command("FUNCTION", "LOAD", FUNCTIONS) == b"mixlib"
+    assert journal_cmds(jr) == [[b"FUNCTION", b"LOAD", FUNCTIONS.encode()]]
+    jr.sadd("s", "m")
+    journal(jr)
+    body = ("#!lua name=three\nredis.register_function('three', function(keys)\n"
+            "redis.call('SET', keys[1], 'v'); redis.call('SPOP', keys[2]); return redis.call('INCR', keys[3]) end)")
+    assert jr.execute_command("FUNCTION", "LOAD", body) == b"three"
+    journal(jr)
+    assert jr.execute_command("FCALL", "three", 3, "k", "s", "n") == 1
+    assert journal_cmds(jr) == [[b"MULTI"], [b"SET", b"k", b"v"], [b"SREM", b"s", b"m"], [b"INCR", b"n"],
+                                [b"EXEC"]]
+    assert jr.execute_command("FCALL", "mix_undeclared", 0, "k", "k2") == 1
+    assert journal_cmds(jr) == [[b"SET", b"k2", b"vy"]]
+    assert jr.execute_command("FCALL_RO", "mix_read", 1, "k") == b"v"
+    assert jr.execute_command("FCALL", "mix_read", 1, "nokey") is None
+    assert journal_cmds(jr) == []
+    payload = jr.execute_command("FUNCTION", "DUMP")
+    assert journal_cmds(jr) == []
+    assert jr.execute_command("FUNCTION", "DELETE", "three") == b"OK"
+    with pytest.raises(redis.ResponseError):
+        jr.execute_command("FUNCTION", "DELETE", "three")
+    assert journal_cmds(jr) == [[b"FUNCTION", b"DELETE", b"three"]]
+    assert jr.execute_command("FUNCTION", "FLUSH", "SYNC") == b"OK"
+    assert jr.execute_command("FUNCTION", "RESTORE", payload) == b"OK"
+    assert journal_cmds(jr) == [[b"FUNCTION", b"FLUSH", b"SYNC"], [b"FUNCTION", b"RESTORE", payload]]
+
+
 # ---- replay of a concurrent mixed workload ----------------------------------------
 
 SCRIPTS = [
@@ -106,6 +153,15 @@ SCRIPTS = [
 ]
 
 
+def fcall_op(rnd, k, k2):
+    """A call of one of FUNCTIONS' functions."""
+    v = str(rnd.randint(0, 9))
+    return rnd.choice([("FCALL", "mix_declared", 2, "n:" + k, "l:" + k2, v),
+                       ("FCALL", "mix_undeclared", 0, "s:" + k, "s:" + k2),
+                       ("FCALL", "mix_effects", 3, "t:" + k, "s:" + k2, "f:" + k, v),
+                       ("FCALL_RO", "mix_read", 1, "s:" + k)])
+
+
 def mixed_batch(rnd, keys, shas):
     ops = []
     for _ in range(10):
@@ -114,10 +170,12 @@ def mixed_batch(rnd, keys, shas):
         if x < 0.25:
             ops.append(("MULTI",))
             for _ in range(rnd.randint(1, 4)):
-                op = random_op(rnd, keys)
+                op = random_op(rnd, keys) if rnd.random() < 0.9 else fcall_op(rnd, k, k2)
                 if op[0] not in ("SELECT", "SCAN"):
                     ops.append(op)
             ops.append(("EXEC",) if rnd.random() < 0.9 else ("DISCARD",))
+        elif x < 0.3:
+            ops.append(fcall_op(rnd, k, k2))
         elif x < 0.5:
             i = rnd.randrange(len(SCRIPTS))
             v = str(rnd.randint(0, 9))
@@ -139,18 +197,27 @@ def test_mixed_workload_replays_to_the_same_dataset(new_server):
     src = debug_server(new_server, 4)
     r = src.client()
     shas = [r.script_load(s) for s in SCRIPTS]
-    r.execute_command("DEBUG", "JOURNAL", "START")
+    assert r.execute_command("FUNCTION", "LOAD", FUNCTIONS) == b"mixlib"
+    # A record of a command holding every shard (a transaction or a call
+    # that may reach undeclared keys) carries a tag per shard: room for
+    # two seconds of them.
+    r.execute_command("DEBUG", "JOURNAL", "START", 256 << 20)
     keys = ["k%d" % i for i in range(10)] + ["{t}%d" % i for i in range(4)]
     seed = random.randint(1, 10 ** 6)
-    run_clients(src.port, 2, 8, seed, lambda rnd: mixed_batch(rnd, keys, shas))
+    def check(op, reply):
+        if op[0].startswith("FCALL") and isinstance(reply, Error):
+            return "%r -> %r" % (op, reply)
+        return None
+
+    run_clients(src.port, 2, 8, seed, lambda rnd: mixed_batch(rnd, keys, shas), check)
     r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
     data = journal(r)
     want = r.execute_command("DEBUG", "DIGEST")
     cmds = parse_commands(data)
     assert len(cmds) > 1000
     assert any(c[0].upper() == b"MULTI" for c in cmds)
-    # Scripts propagate their effects, never themselves.
-    assert not any(c[0].upper() in (b"EVAL", b"EVALSHA") for c in cmds)
+    # Scripts and functions propagate their effects, never themselves.
+    assert not any(c[0].upper() in (b"EVAL", b"EVALSHA", b"FCALL", b"FCALL_RO") for c in cmds)
     assert want != ZERO_DIGEST
     dst = debug_server(new_server, 2)
     d = dst.client()
@@ -162,14 +229,17 @@ def test_mixed_workload_replays_to_the_same_dataset(new_server):
 
 def test_mixed_workload_replays_into_redis(new_server):
     """Deterministic (so that Redis 7.0's digest formatting agrees), but
-    every shape: transactions, scripts with declared and undeclared keys,
-    rewritten effects, SELECT inside a transaction."""
+    every shape: transactions, scripts and functions with declared and
+    undeclared keys, rewritten effects, SELECT inside a transaction. The
+    library is loaded after the journal starts: Redis loads it from the
+    stream."""
     if not shutil.which("redis-server"):
         pytest.fail("redis-server is needed (scripts/deps.sh test installs it)")
     srv = debug_server(new_server, 2)
     r = srv.client()
     shas = [r.script_load(s) for s in SCRIPTS]
     r.execute_command("DEBUG", "JOURNAL", "START")
+    assert r.execute_command("FUNCTION", "LOAD", FUNCTIONS) == b"mixlib"
     rnd = random.Random(11)
     for i in range(200):
         k, k2 = "k%d" % rnd.randint(0, 20), "k%d" % rnd.randint(0, 20)
@@ -181,6 +251,13 @@ def test_mixed_workload_replays_into_redis(new_server):
         r.evalsha(shas[1], 0, "s:" + k, "s:" + k2)
         r.eval(SCRIPTS[2], 3, "t:" + k, "s:" + k2, "f:" + k, v)
         r.evalsha(shas[3], 0, "hh:" + k, v)
+        r.execute_command("FCALL", "mix_declared", 2, "fn:" + k, "fl:" + k2, v)
+        r.execute_command("FCALL", "mix_undeclared", 0, "s:" + k2, "fs:" + k)
+        r.execute_command("FCALL", "mix_effects", 3, "ft:" + k, "s:" + k2, "ff:" + k, v)
+        if i % 10 == 0:
+            p = r.pipeline(transaction=True)
+            p.execute_command("FCALL", "mix_declared", 2, "fn:" + k2, "fl:" + k, v).incr("n:" + k)
+            p.execute()
     c = r.connection_pool.get_connection("x")
     for cmd in (("MULTI",), ("SELECT", 3), ("SET", "in-db3", "v"), ("EXEC",), ("SELECT", 0)):
         c.send_command(*cmd)
