@@ -520,6 +520,15 @@ static int resp_to_lua(lua_State *L, struct rparse *r, int depth) {
     }
 }
 
+/* A copy of s[0, n) on one line (CR and LF become spaces), for the
+ * replies that cannot span lines; the caller frees it. */
+static char *one_line(const char *s, size_t n) {
+    char *m = hk_malloc(n + 1);
+    for (size_t i = 0; i < n; i++) m[i] = (s[i] == '\r' || s[i] == '\n') ? ' ' : s[i];
+    m[n] = '\0';
+    return m;
+}
+
 /* ---- Lua -> RESP ------------------------------------------------------------ */
 
 /* Reply error text m as the script's error. One that repeats the error of
@@ -585,8 +594,7 @@ static void lua_to_resp(lua_State *L, struct cmd_ctx *c, int script_resp, int de
         const char *s = lua_tolstring(L, -1, &n);
         /* One line: as Redis, CR/LF at the end go, others become spaces. */
         while (n && (s[n - 1] == '\r' || s[n - 1] == '\n')) n--;
-        char *m = hk_malloc(n + 1);
-        for (size_t i = 0; i < n; i++) m[i] = (s[i] == '\r' || s[i] == '\n') ? ' ' : s[i];
+        char *m = one_line(s, n);
         error_reply_of(L, top, c, m, n);
         hk_free(m);
         lua_pop(L, 1);
@@ -597,8 +605,7 @@ static void lua_to_resp(lua_State *L, struct cmd_ctx *c, int script_resp, int de
     if (lua_type(L, -1) == LUA_TSTRING) {
         size_t n;
         const char *s = lua_tolstring(L, -1, &n);
-        char *m = hk_malloc(n + 1);
-        for (size_t i = 0; i < n; i++) m[i] = (s[i] == '\r' || s[i] == '\n') ? ' ' : s[i];
+        char *m = one_line(s, n);
         if (!reply_muted(c)) rw_simple(c->out, m, n);
         hk_free(m);
         lua_pop(L, 1);
@@ -616,8 +623,7 @@ static void lua_to_resp(lua_State *L, struct cmd_ctx *c, int script_resp, int de
     if (lua_type(L, -1) == LUA_TSTRING) {
         size_t n;
         const char *s = lua_tolstring(L, -1, &n);
-        char *m = hk_malloc(n + 1);
-        for (size_t i = 0; i < n; i++) m[i] = (s[i] == '\r' || s[i] == '\n') ? ' ' : s[i];
+        char *m = one_line(s, n);
         if (!reply_muted(c)) rw_bignum(c->out, c->resp, m, n);
         hk_free(m);
         lua_pop(L, 1);
