@@ -147,9 +147,7 @@ void cmd_exec(struct cmd_ctx *c) {
         long long t0 = hk_clock_ns();
         /* A script is shown before the commands it runs (skip-monitor,
          * fed ahead as dispatch does). */
-        int script_first = (cmd->flags & (CMD_SKIP_MONITOR | CMD_NOSCRIPT | CMD_MAY_LOCK_ALL | CMD_ADMIN)) ==
-                           (CMD_SKIP_MONITOR | CMD_NOSCRIPT | CMD_MAY_LOCK_ALL);
-        if (script_first && atomic_load_explicit(&monitor_count, memory_order_relaxed))
+        if ((cmd->flags & CMD_RUNS_SCRIPT) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
             monitor_feed(cl, cmd, cmds[i].argv, cmds[i].argc, c->db);
         exec_nested(c, cmd, cmds[i].argv, cmds[i].argc);
         long long dt = hk_clock_ns() - t0;

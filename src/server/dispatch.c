@@ -111,8 +111,7 @@ int dispatch_command(struct client *c) {
     c->cmd = cmd;
     /* Scripts (skip-monitor, as in Redis) are shown before they run, so
      * that the commands they call follow them in the feed. */
-    if ((cmd->flags & (CMD_SKIP_MONITOR | CMD_NOSCRIPT | CMD_ADMIN)) == (CMD_SKIP_MONITOR | CMD_NOSCRIPT) &&
-        (cmd->flags & CMD_MAY_LOCK_ALL) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
+    if ((cmd->flags & CMD_RUNS_SCRIPT) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
         monitor_feed(c, cmd, x->argv, x->argc, x->db);
     long long dt = exec_command(x);
     /* Shown once, as it ran (a blocked command when it blocked, not when

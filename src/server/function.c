@@ -33,7 +33,6 @@
 /* The newest one RESTORE accepts (Redis 8's). */
 #define RESTORE_RDB_VERSION_MAX 12
 
-#define BUSY_EVAL_TEXT "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
 struct fn_lib {
     struct fn_lib *next;

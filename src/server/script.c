@@ -33,8 +33,6 @@
 
 _Atomic int scripts_busy;
 
-#define BUSY_EVAL_TEXT "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
-#define BUSY_FUNCTION_TEXT "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 
 /* ---- the script cache ------------------------------------------------- */
 

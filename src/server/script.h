@@ -48,6 +48,10 @@
 #define SCRIPT_FLAG_ALLOW_CROSS_SLOT (1u << 4)
 #define SCRIPT_FLAG_EVAL_COMPAT (1u << 5) /* no shebang: Redis 6 semantics */
 
+/* The -BUSY texts while an EVAL script or a function is busy. */
+#define BUSY_EVAL_TEXT "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+#define BUSY_FUNCTION_TEXT "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+
 /* Workers running a script past busy-reply-threshold. */
 extern _Atomic int scripts_busy;
 

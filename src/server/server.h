@@ -72,6 +72,9 @@ struct worker;
 /* HotKV-only: runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH,
  * QUIT, RESET), as in Redis. */
 #define CMD_TXN_CONTROL (1ULL << 29)
+/* HotKV-only: runs a script or function (EVAL*, FCALL*): MONITOR shows it
+ * before the commands it runs (it is skip-monitor, as in Redis). */
+#define CMD_RUNS_SCRIPT (1ULL << 31)
 /* HotKV-only: may take every shard while it runs (SORT with BY or GET
  * patterns, DEBUG DIGEST): EXEC locks everything for it up front. */
 #define CMD_MAY_LOCK_ALL (1ULL << 30)

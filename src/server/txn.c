@@ -22,6 +22,17 @@ unsigned long long txn_watched_keys(void) {
     return n < 0 ? 0 : (unsigned long long)n;
 }
 
+/* Remove every watch record, taking each one's shard in turn (the caller
+ * holds no shard). */
+static void drop_records(struct txn *t) {
+    for (int i = 0; i < t->nw; i++) {
+        shard_lock(t->w[i].shard);
+        wk_unwatch(t->w[i].shard, t->w[i].rec);
+        shard_unlock(t->w[i].shard);
+    }
+    t->nw = 0;
+}
+
 /* On the owner's worker: the transaction is doomed, its watches serve no
  * purpose any more. */
 static void drop_mail(struct worker *w, void *arg) {
@@ -35,13 +46,7 @@ static void drop_mail(struct worker *w, void *arg) {
     pthread_mutex_unlock(&c->txn->mu);
     if (!dirty) return; /* EXEC, UNWATCH or DISCARD got there first */
     /* The records go, the doom stays until EXEC, DISCARD or UNWATCH. */
-    struct txn *t = c->txn;
-    for (int i = 0; i < t->nw; i++) {
-        shard_lock(t->w[i].shard);
-        wk_unwatch(t->w[i].shard, t->w[i].rec);
-        shard_unlock(t->w[i].shard);
-    }
-    t->nw = 0;
+    drop_records(c->txn);
 }
 
 /* The watch table's dirty hook: a writer's thread, the key's shard held. */
@@ -175,12 +180,7 @@ void txn_unwatch_locked(struct client *c) {
 void txn_unwatch_all(struct client *c) {
     struct txn *t = c->txn;
     if (!t) return;
-    /* One shard at a time: this thread holds no other shard here. */
-    for (int i = 0; i < t->nw; i++) {
-        shard_lock(t->w[i].shard);
-        wk_unwatch(t->w[i].shard, t->w[i].rec);
-        shard_unlock(t->w[i].shard);
-    }
+    drop_records(t);
     unwatch_done(t);
 }
 

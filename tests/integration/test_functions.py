@@ -23,7 +23,7 @@ import time
 import pytest
 from conftest import real_redis, ref_conn
 from resp import Error, Map, Set, Simple, encode
-from test_scripting import redis8, run_threads, server_version  # noqa: F401 - redis8 is a fixture
+from test_scripting import redis8, run_threads, server_version, wait_busy  # noqa: F401 - redis8 is a fixture
 
 OK = Simple("OK")
 NAME_RULE = ("Library names can only contain letters, numbers, or underscores(_) and must be at least one "
@@ -914,20 +914,6 @@ def busy_server(new_server, threads=4):
             " flags={'no-writes'}}")
     assert ctl.cmd("FUNCTION", "LOAD", lib("busy", body)) == b"busy"
     return srv, ctl
-
-
-def wait_busy(conn, timeout=10):
-    # Let the runner's command start first: a request that reaches the
-    # worker in the same poll as it is read before the function runs, and
-    # is served only after it ends.
-    time.sleep(0.05)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        reply = conn.cmd("PING")
-        if isinstance(reply, Error) and reply.startswith("BUSY"):
-            return reply
-        time.sleep(0.02)
-    pytest.fail("the function never made the server busy")
 
 
 def test_function_kill(new_server):
