@@ -71,8 +71,8 @@ TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 APP_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(APP_SRC))
 MAIN_OBJ := $(BUILD)/obj/app/main.o
-CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist util vexpr
-TYPES_TESTS := hashval listval quicklist setval strval vsetval zsetval
+CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist util vexpr xxh3
+TYPES_TESTS := hashval listval quicklist setval stream strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\
 	$(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(filter-out $(MAIN_OBJ),$(APP_OBJ))))

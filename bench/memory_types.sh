@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# memory_types.sh - bytes per element of lists, hashes, sets and sorted sets:
-# HotKV vs redis-server for the same data.
+# memory_types.sh - bytes per element of lists, hashes, sets, sorted sets
+# and streams: HotKV vs redis-server for the same data.
 #
 # For each aggregate type it loads, with `redis-cli --pipe` from generated
 # RESP, (a) one key holding N elements (the big encodings: quicklist,
@@ -9,6 +9,8 @@
 # thread, pinned with taskset), and reports the growth of INFO memory
 # used_memory and of the process RSS divided by the number of elements, the
 # OBJECT ENCODING of a sample key on both servers, and the HotKV/Redis ratios.
+# A server that does not know a type's command (ERR unknown command) gets
+# n/a in that row; the other server is still measured.
 # It is a measuring tool, not a test: it never fails on a bad number.
 # See bench/README.md for the flags and the exact data.
 set -euo pipefail
@@ -22,7 +24,7 @@ cli_bin=$(command -v redis-cli || echo /usr/bin/redis-cli)
 big_n=1000000
 small_keys=100000
 small_elems=10
-types="list,hash,set-int,set-str,zset"
+types="list,hash,set-int,set-str,zset,stream"
 shapes="big,small"
 cpu=0
 
@@ -63,6 +65,10 @@ if [ -z "$hotkv_bin" ]; then
     hotkv_bin="$root/build/hotkv-server"
 fi
 
+# The server being measured, stopped on exit however the script ends.
+cur_pid=""
+trap '[ -z "$cur_pid" ] || kill "$cur_pid" 2>/dev/null || true' EXIT
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 used_memory() { "$cli_bin" -p "$1" info memory | awk -F: '/^used_memory:/ {gsub("\r",""); print $2}'; }
@@ -73,6 +79,10 @@ used_memory() { "$cli_bin" -p "$1" info memory | awk -F: '/^used_memory:/ {gsub(
 # hash fields "field:NNNNNNNNNN" with values "value:NNNNNNNNNN" (16 + 16
 # bytes, one element = one field/value pair); zset scores = the member's
 # index. The big key is filled by commands of 1000 elements each.
+# Streams: an element is an entry of 5 fields f1..f5 with 16-byte values
+# "v<f>:NNNNNNNNNNNNN", added one XADD per entry with explicit ids one
+# millisecond apart, (1700000000000 + i)-0, so both servers get the same
+# ids (auto ids would depend on each server's loading speed).
 gen() {
     awk -v type="$1" -v shape="$2" -v n="$big_n" -v nk="$small_keys" -v ne="$small_elems" '
     function bulk(s) { return sprintf("$%d\r\n%s\r\n", length(s), s) }
@@ -83,7 +93,13 @@ gen() {
         if (type == "zset") return bulk(i "") bulk(m)
         return bulk(m)
     }
+    function xadd(key, i,    s, f, v) {
+        s = "*13\r\n" bulk("XADD") bulk(key) bulk(sprintf("%.0f-0", 1700000000000 + i))
+        for (f = 1; f <= 5; f++) { v = sprintf("v%d:%013d", f, i); s = s bulk("f" f) bulk(v) }
+        printf("%s", s)
+    }
     function cmd(key, first, count,    s, i, w) {
+        if (type == "stream") { for (i = first; i < first + count; i++) xadd(key, i); return }
         w = (type == "hash" || type == "zset") ? 2 : 1
         s = sprintf("*%d\r\n", 2 + w * count) bulk(verb) bulk(key)
         for (i = first; i < first + count; i++) s = s elem(i)
@@ -102,24 +118,46 @@ gen() {
 card() { # port type key
     case "$2" in
         list) "$cli_bin" -p "$1" llen "$3" ;;
+        stream) "$cli_bin" -p "$1" xlen "$3" ;;
         hash) "$cli_bin" -p "$1" hlen "$3" ;;
         zset) "$cli_bin" -p "$1" zcard "$3" ;;
         *) "$cli_bin" -p "$1" scard "$3" ;;
     esac
 }
 
+# The command that adds elements of TYPE, and a probe for it.
+probe_args() {
+    case "$1" in
+        list) echo "RPUSH bench:probe x" ;;
+        hash) echo "HSET bench:probe f v" ;;
+        zset) echo "ZADD bench:probe 1 x" ;;
+        stream) echo "XADD bench:probe * f v" ;;
+        *) echo "SADD bench:probe x" ;;
+    esac
+}
+
 # measure TYPE SHAPE server-command...: sets m_used, m_rss (bytes per
 # element), m_enc (OBJECT ENCODING of the sample key) and m_count (elements
-# actually present, so a failed load shows up in the table).
+# actually present, so a failed load shows up in the table); all n/a when
+# the server does not know the type's command.
 measure() {
     local type=$1 shape=$2; shift 2
     local port; port=$(free_port)
     # A fresh server per row, so RSS growth is not hidden by reused pages.
     taskset -c "$cpu" "$@" --port "$port" >/dev/null 2>&1 &
     local pid=$!
+    cur_pid=$pid
     for _ in $(seq 100); do "$cli_bin" -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
     sleep 0.5
-    local m0 r0 m1 r1 total sample
+    local m0 r0 m1 r1 total sample probe
+    # shellcheck disable=SC2046 # the probe is words
+    probe=$("$cli_bin" -p "$port" $(probe_args "$type") 2>&1) || true
+    if grep -qi "unknown command" <<< "$probe" || ! kill -0 "$pid" 2>/dev/null; then
+        m_used=n/a m_rss=n/a m_enc=n/a m_count=n/a
+        kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+        return
+    fi
+    "$cli_bin" -p "$port" del bench:probe >/dev/null
     m0=$(used_memory "$port"); r0=$(rss_kb "$pid")
     gen "$type" "$shape" | "$cli_bin" -p "$port" --pipe >/dev/null
     sleep 0.5
@@ -129,12 +167,21 @@ measure() {
         m_count=$(card "$port" "$type" big)
     else
         total=$((small_keys * small_elems)); sample=key:000000
-        m_count=$(( $("$cli_bin" -p "$port" dbsize) * $(card "$port" "$type" "$sample") ))
+        local keys per
+        keys=$("$cli_bin" -p "$port" dbsize 2>&1); per=$(card "$port" "$type" "$sample" 2>&1)
+        if [[ $keys =~ ^[0-9]+$ && $per =~ ^[0-9]+$ ]]; then m_count=$(( keys * per )); else m_count="? ($per)"; fi
     fi
     m_enc=$("$cli_bin" -p "$port" object encoding "$sample")
     m_used=$(echo "($m1 - $m0) / $total" | bc -l)
     m_rss=$(echo "($r1 - $r0) * 1024 / $total" | bc -l)
     kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# num VALUE DIGITS: the value rounded, or n/a. quot A B: A/B to 2 digits, or n/a.
+num() { if [ "$1" = n/a ]; then echo n/a; else printf '%.*f' "$2" "$1"; fi; }
+quot() {
+    if [ "$1" = n/a ] || [ "$2" = n/a ] || [ "$(echo "$2 == 0" | bc)" = 1 ]; then echo n/a
+    else printf '%.2f' "$(echo "$1 / $2" | bc -l)"; fi
 }
 
 echo "HotKV: $hotkv_bin --threads 1; Redis: $("$redis_bin" --version | cut -d' ' -f1-3)"
@@ -149,8 +196,8 @@ for type in ${types//,/ }; do
         measure "$type" "$shape" "$redis_bin" --save "" --appendonly no --bind 127.0.0.1
         count=$h_count
         [ "$h_count" = "$m_count" ] || count="$h_count / $m_count"
-        printf '| %s | %s | %s | %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |\n' \
-            "$type" "$shape" "$count" "$h_enc" "$m_enc" "$h_used" "$m_used" \
-            "$(echo "$h_used / $m_used" | bc -l)" "$h_rss" "$m_rss" "$(echo "$h_rss / $m_rss" | bc -l)"
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+            "$type" "$shape" "$count" "$h_enc" "$m_enc" "$(num "$h_used" 1)" "$(num "$m_used" 1)" \
+            "$(quot "$h_used" "$m_used")" "$(num "$h_rss" 1)" "$(num "$m_rss" 1)" "$(quot "$h_rss" "$m_rss")"
     done
 done

@@ -2,8 +2,9 @@
 # throughput.sh - closed-loop throughput per command, HotKV vs redis-server.
 #
 # For each command of the published list (PING SET GET MGET MSET SETNX APPEND
-# INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA), and a
-# MULTI/EXEC transaction of SET, INCR and GET sent as one request, and for
+# INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA), a
+# MULTI/EXEC transaction of SET, INCR and GET sent as one request, streams
+# (XADD, XRANGE of 10 entries, XREADGROUP+XACK with 10 consumers), and for
 # each pipeline depth, runs hotkv-bench in closed loop against
 # `hotkv-server --threads 1` and then against `redis-server --save ""
 # --appendonly no` (one server at a time, pinned to its own CPU, the
@@ -18,7 +19,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ALL_COMMANDS="PING SET GET MGET MSET SETNX APPEND INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA MULTI"
+ALL_COMMANDS="PING SET GET MGET MSET SETNX APPEND INCR LPUSH RPUSH LINDEX SADD SISMEMBER HSET HGET ZADD ZSCORE EVALSHA MULTI XADD XRANGE XREADGROUP"
 commands=$ALL_COMMANDS
 servers="hotkv redis"
 keys=100000
@@ -91,6 +92,13 @@ members=$(( 2 * coll_len ))
 conns_pt=$(lib_conns_per_thread "$connections")
 K=$keys C=$coll_keys M=$members V=$value
 EVAL_SCRIPT="return redis.call('GET', KEYS[1])"
+# Stream entries: 5 fields of 16-byte values.
+SF="f1 {value 16} f2 {value 16} f3 {value 16} f4 {value 16} f5 {value 16}"
+XRANGE_LEN=100000
+XGROUP_CONSUMERS=10
+# Entries for XREADGROUP: more than consumers read in a run at up to 300k
+# entries/s (a run that drains it anyway is flagged).
+XGROUP_LEN=$(awk -v d="$duration" -v w="$warmup" 'BEGIN { n = int(300000 * (d + w)); print (n < 500000 ? 500000 : n) }')
 
 # The keyspace a command reads, preloaded before its runs ("" = none; the
 # command then starts every run from an empty server). Sets PRE_N, PRE_TMPL.
@@ -101,8 +109,25 @@ preload_for() {
         SISMEMBER) PRE_N=$(( C * coll_len )); PRE_TMPL="SADD {key sequence $C} {rand $M}" ;;
         HGET) PRE_N=$(( C * coll_len )); PRE_TMPL="HSET {key sequence $C} {rand $M} {value $V}" ;;
         ZSCORE) PRE_N=$(( C * coll_len )); PRE_TMPL="ZADD {key sequence $C} {rand 70000} {key uniform $M}" ;;
+        # ids 1-0 .. N-0, loaded by load_xrange (hotkv-bench cannot count ids)
+        XRANGE) PRE_N=$XRANGE_LEN; PRE_TMPL="XADD bench:xrange <i>-0 $SF" ;;
+        XREADGROUP) PRE_N=$XGROUP_LEN; PRE_TMPL="XADD bench:xgroup * $SF" ;;
         *) PRE_N=0; PRE_TMPL="" ;;
     esac
+}
+
+# XRANGE's preload: ids 1-0 .. N-0, so a random start id addresses 10 entries.
+load_xrange() {
+    local s=$1 got
+    awk -v n="$XRANGE_LEN" 'BEGIN {
+        for (i = 1; i <= n; i++) {
+            printf("*13\r\n$4\r\nXADD\r\n$12\r\nbench:xrange\r\n")
+            id = i "-0"; printf("$%d\r\n%s\r\n", length(id), id)
+            for (f = 1; f <= 5; f++) { v = sprintf("v%d:%013d", f, i); printf("$2\r\nf%d\r\n$%d\r\n%s\r\n", f, length(v), v) }
+        }
+    }' | lib_cli "$s" --pipe > "$RESULTS/raw/$s-load-XRANGE.txt" 2>&1 || true
+    got=$(lib_cli "$s" XLEN bench:xrange 2>&1)
+    [ "$got" = "$XRANGE_LEN" ] || lib_die "preload of XRANGE into $(label_of "$s") left '$got' entries, not $XRANGE_LEN"
 }
 
 # The measured template of a command ($2 = EVALSHA's script sha).
@@ -130,6 +155,11 @@ template_for() {
         # one request of five commands, done at EXEC's reply; the GET reads
         # the key the SET wrote
         MULTI) echo "MULTI ; SET {key uniform $K} {value $V} ; INCR counter:{rand $K} ; GET {key last} ; EXEC" ;;
+        XADD) echo "XADD bench:xadd * $SF" ;;
+        XRANGE) echo "XRANGE bench:xrange {rand $(( XRANGE_LEN - 10 ))} + COUNT 10" ;;
+        # a consumer per connection; each request acknowledges the entry the
+        # connection read last ({reply id}) and reads the next
+        XREADGROUP) echo "XACK bench:xgroup g {reply id} ; XREADGROUP GROUP g c{conn} COUNT 1 STREAMS bench:xgroup >" ;;
     esac
 }
 
@@ -153,6 +183,12 @@ probe() {
         MULTI)
             # a whole transaction on one connection (redis-cli reads stdin)
             out=$(printf 'MULTI\nSET bench:probe 1\nINCR bench:probe:n\nGET bench:probe\nEXEC\n' | lib_cli "$s" 2>&1) || true
+            ! grep -qi "unknown command" <<< "$out" ;;
+        XADD) lib_probe "$s" XADD bench:probe:x '*' f v ;;
+        XRANGE) lib_probe "$s" XRANGE bench:probe:x - + COUNT 1 ;;
+        XREADGROUP)
+            out=$(printf 'XGROUP CREATE bench:probe:g g 0 MKSTREAM\nXREADGROUP GROUP g c COUNT 1 STREAMS bench:probe:g >\nXACK bench:probe:g g 0-1\n' |
+                  lib_cli "$s" 2>&1) || true
             ! grep -qi "unknown command" <<< "$out" ;;
     esac
 }
@@ -178,7 +214,12 @@ measure() {
     tmpl=$(template_for "$c" "$sha")
     preload_for "$c"
     lib_cli "$s" FLUSHALL > /dev/null
-    if [ -n "$PRE_TMPL" ]; then lib_preload "$s" "$c" "$PRE_N" "$PRE_TMPL"; fi
+    case $c in
+        XRANGE) load_xrange "$s" ;;
+        *) if [ -n "$PRE_TMPL" ]; then lib_preload "$s" "$c" "$PRE_N" "$PRE_TMPL"; fi ;;
+    esac
+    local cpt=$conns_pt
+    [ "$c" != XREADGROUP ] || cpt=$(lib_conns_per_thread "$XGROUP_CONSUMERS")
     pre=()
     [ "$warmup" = 0 ] || pre=(--warmup "$warmup")
     for P in $pipelines; do
@@ -187,12 +228,24 @@ measure() {
             # writes start from an empty server every run (lists and
             # appended strings would otherwise grow run after run)
             if [ -z "$PRE_TMPL" ] && [ "$c" != PING ]; then lib_cli "$s" FLUSHALL > /dev/null; fi
+            if [ "$c" = XREADGROUP ]; then
+                # a fresh group at the start of the stream every run
+                lib_cli "$s" XGROUP DESTROY bench:xgroup g > /dev/null 2>&1 || true
+                lib_cli "$s" XGROUP CREATE bench:xgroup g 0 > /dev/null
+            fi
+            # a big stream emptied or a group dropped may be freed in the background
+            case $c in X*) lib_settle "$s" ;; esac
             json="$RESULTS/raw/$s-$c-P$P-run$r.json"
-            if lib_bench "$s" "$json" -c "$conns_pt" -P "$P" -d "$duration" "${pre[@]}" "$tmpl"; then
+            if lib_bench "$s" "$json" -c "$cpt" -P "$P" -d "$duration" "${pre[@]}" "$tmpl"; then
                 line=$(lib_json "$json" achieved_rate latency_us.p50 latency_us.p99 requests errors first_error)
                 IFS=$'\t' read -r rate p50 p99 req err ferr <<< "$line"
             else
                 rate=0 p50="n/a" p99="n/a" req=0 err="?" ferr="hotkv-bench failed (see ${json%.json}.err)"
+            fi
+            if [ "$c" = XREADGROUP ] && [ "$(lib_cli "$s" XINFO GROUPS bench:xgroup 2>/dev/null |
+                    awk 'prev == "lag" {print; exit} {prev = $0}')" = 0 ]; then
+                # the consumers read every entry: part of the run read nothing
+                err="dry"; ferr="the stream ran dry ($XGROUP_LEN entries): raise XGROUP_LEN"
             fi
             echo "$s,$c,$P,$r,$rate,$p50,$p99,$req,$err" >> "$raw"
             echo "$rate $p50 $p99 $err" >> "$RESULTS/runs.tmp"
@@ -307,6 +360,10 @@ fi
     if [[ " $commands " == *" MULTI "* ]]; then
         echo
         echo "MULTI: one request is one transaction (MULTI, SET, INCR, GET, EXEC written together, complete at EXEC's reply): req/s are transactions per second, P transactions in flight per connection."
+    fi
+    if [[ " $commands " == *" XREADGROUP "* ]]; then
+        echo
+        echo "XREADGROUP: $XGROUP_CONSUMERS connections, consumer c<n> each, group g made afresh at the start of the stream every run; one request acknowledges the entry the connection read last ({reply id}: hotkv-bench feeds the id from that connection's earlier reply) and reads the next, written together: req/s are entries consumed per second. XRANGE's preload has ids 1-0 .. $XRANGE_LEN-0 (redis-cli --pipe), so {rand} picks the start id of the 10 entries read."
     fi
     if [ -n "$first_errors" ]; then
         echo

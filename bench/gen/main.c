@@ -13,6 +13,12 @@
  *   pub/sub      (--pubsub) publishers at a fixed total rate, subscribers
  *                measuring delivery latency from the publish time carried in
  *                the payload.
+ * A template with {reply id} closes a loop through the server: the first
+ * stream entry id of each reply on a connection is queued on that
+ * connection, and each request it sends next takes the oldest one (0-0
+ * when none is queued), so with "XACK s g {reply id} ; XREADGROUP GROUP g
+ * c{conn} COUNT 1 STREAMS s >" every entry read is acknowledged once, by
+ * the connection that read it, in its next request.
  * The main thread connects everything first (so a refused connection is an
  * error before any load), starts the workers at one instant, prints
  * progress, decides when the run is over and prints the report (text, and
@@ -67,6 +73,7 @@ struct opts {
     int ntmpl;
     struct tmpl *tmpl[MAX_TEMPLATES];
     int nrep[MAX_TEMPLATES];          /* replies per request: commands in the template */
+    int reply_ids;                    /* a template has {reply id}: collect ids from replies */
     enum mode mode;
     int publishers, subscribers, channels, payload;
     const char *json;
@@ -78,6 +85,19 @@ static struct opts O = {
     .host = "127.0.0.1", .port = 6379, .threads = 1, .conns = 8, .pipeline = 0,
     .duration = 10, .ratio = {1, 1}, .nrep = {1, 1}, .publishers = 1, .subscribers = 1, .channels = 1, .payload = 64,
     .seed = 1,
+};
+
+/* Stream ids from replies on a connection, oldest first, waiting for a
+ * request with {reply id} to take them. */
+#define IDQ_MAX 65536                 /* beyond this the oldest id is dropped */
+struct idslot {
+    uint8_t len;
+    char s[RSCAN_ID_MAX];
+};
+
+struct idq {
+    struct idslot *v;
+    size_t head, count, cap;
 };
 
 /* Requests sent and not yet answered, oldest first: when each was scheduled
@@ -104,6 +124,8 @@ struct conn {
     int epollout;
     int channel;                      /* publisher's next channel / subscriber's channel */
     int seq_got, seq_err;             /* replies in so far to the oldest request of a ";" sequence, any an error */
+    uint64_t index;                   /* {conn}: 0 .. connections-1 over all threads */
+    struct idq ids;                   /* {reply id}: ids from replies not yet used */
 };
 
 struct worker {
@@ -121,6 +143,7 @@ struct worker {
     uint64_t sent, completed, errors, published, delivered, expected;
     uint64_t delivered_rec, expected_rec;  /* of messages published in the measured window */
     uint64_t last_done_ns;            /* completion time of the last recorded request */
+    uint64_t ids_used, ids_none;      /* {reply id}: requests that took an id / found none (0-0) */
     char first_error[256];
     /* Read by the main thread for progress and the end of the run. */
     _Atomic uint64_t a_completed, a_outstanding, a_delivered, a_expected;
@@ -203,6 +226,28 @@ static void q_pop(struct inflight *q, uint64_t *ts, int *tix) {
     *tix = q->tix[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
+}
+
+static void idq_push(struct idq *q, const char *s, size_t len) {
+    if (q->count == q->cap) {
+        if (q->cap >= IDQ_MAX) {
+            q->head = (q->head + 1) % q->cap;
+            q->count--;
+        } else {
+            size_t cap = q->cap ? q->cap * 2 : 16;
+            struct idslot *v = malloc(cap * sizeof(*v));
+            if (!v) die("out of memory");
+            for (size_t i = 0; i < q->count; i++) v[i] = q->v[(q->head + i) % q->cap];
+            free(q->v);
+            q->v = v;
+            q->head = 0;
+            q->cap = cap;
+        }
+    }
+    struct idslot *e = &q->v[(q->head + q->count) % q->cap];
+    e->len = (uint8_t)len;
+    memcpy(e->s, s, len);
+    q->count++;
 }
 
 /* ---- blocking setup I/O (before the run) ---- */
@@ -355,7 +400,21 @@ static void issue(struct conn *c, uint64_t ts, uint64_t now) {
         gen_publish(c, ts);
     } else {
         tix = pick_template(w);
-        tmpl_gen(O.tmpl[tix], &w->rng, &c->out);
+        struct tmpl_ctx ctx = {.conn = c->index};
+        struct idslot id;
+        if (O.reply_ids && tmpl_uses_reply_id(O.tmpl[tix])) {
+            if (c->ids.count) {
+                id = c->ids.v[c->ids.head];
+                c->ids.head = (c->ids.head + 1) % c->ids.cap;
+                c->ids.count--;
+                ctx.id = id.s;
+                ctx.idlen = id.len;
+                w->ids_used++;
+            } else {
+                w->ids_none++;
+            }
+        }
+        tmpl_gen_ctx(O.tmpl[tix], &w->rng, &c->out, &ctx);
     }
     q_push(&c->q, ts, tix);
     if (c->quota != UINT64_MAX) c->quota--;
@@ -447,6 +506,10 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
     int tix = c->q.tix[c->q.head];
     struct rscan_item eit;
     int err = reply_error(p, len, it, O.nrep[tix] > 1, &eit);
+    if (O.reply_ids && !err) {
+        struct rscan_item id;
+        if (rscan_find_id(p, (size_t)len, &id)) idq_push(&c->ids, id.payload, id.payload_len);
+    }
     if (O.nrep[tix] > 1) {
         /* A ";" sequence completes with its last reply, and is an error
          * when any of its replies was one. */
@@ -622,6 +685,7 @@ struct totals {
     uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
     uint64_t sent, completed, errors, published, delivered, expected, last_done_ns;
     uint64_t delivered_rec, expected_rec;
+    uint64_t ids_used, ids_none;
     const char *first_error;
     double window_s, achieved;
 };
@@ -663,6 +727,9 @@ static void report(struct totals *T) {
             lat_fields(tf, &T->hist[i], 0);
             fputc('\n', tf);
         }
+    if (O.reply_ids)
+        fprintf(tf, "reply ids: %llu requests took an id from an earlier reply, %llu found none (0-0)\n",
+                (unsigned long long)T->ids_used, (unsigned long long)T->ids_none);
 
     if (!O.json) return;
     FILE *f = json_stdout ? stdout : fopen(O.json, "w");
@@ -711,7 +778,13 @@ static void report(struct totals *T) {
         fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", (double)hi / 1e3, (unsigned long long)main_h->b[i]);
         first = 0;
     }
-    fprintf(f, "],\n \"pubsub\": ");
+    fprintf(f, "],\n \"reply_ids\": ");
+    if (O.reply_ids)
+        fprintf(f, "{\"used\": %llu, \"none\": %llu}", (unsigned long long)T->ids_used,
+                (unsigned long long)T->ids_none);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n \"pubsub\": ");
     if (O.mode == MODE_PUBSUB) {
         fprintf(f,
                 "{\"publishers\": %d, \"subscribers\": %d, \"channels\": %d, \"payload\": %d, \"published\": %llu, "
@@ -756,8 +829,10 @@ static void usage(FILE *f) {
           "      --help\n"
           "\n"
           "Templates: words with placeholders {key uniform|sequence|zipfian N} {key last} {value N} {rand N}\n"
-          "{range N W}, e.g. \"SET {key uniform 100000} {value 64}\". A \";\" word separates the commands of\n"
-          "one request: \"MULTI ; SET {key uniform 100000} {value 64} ; GET {key last} ; EXEC\".\n",
+          "{range N W} {conn} {reply id}, e.g. \"SET {key uniform 100000} {value 64}\". A \";\" word separates\n"
+          "the commands of one request: \"MULTI ; SET {key uniform 100000} {value 64} ; GET {key last} ; EXEC\".\n"
+          "{conn} is the connection's number; {reply id} the oldest stream id not yet used from the replies\n"
+          "on that connection (0-0 if none): \"XACK s g {reply id} ; XREADGROUP GROUP g c{conn} COUNT 1 STREAMS s >\".\n",
           f);
 }
 
@@ -827,7 +902,10 @@ static void parse_args(int argc, char **argv) {
         if (!O.tmpl[i]) die("template '%s': %s", argv[optind + i], err);
     }
     O.ntmpl = ntmpl;
-    for (int i = 0; i < ntmpl; i++) O.nrep[i] = tmpl_replies(O.tmpl[i]);
+    for (int i = 0; i < ntmpl; i++) {
+        O.nrep[i] = tmpl_replies(O.tmpl[i]);
+        O.reply_ids |= tmpl_uses_reply_id(O.tmpl[i]);
+    }
     if (ntmpl == 1) O.ratio[0] = 1;
     if (load) {
         if (O.rate > 0) die("--load is closed loop; drop --rate");
@@ -868,6 +946,7 @@ int main(int argc, char **argv) {
         struct worker *w = &workers[i % O.threads];
         struct conn *c = &w->conns[w->nconns++];
         c->w = w;
+        c->index = (uint64_t)i;
         c->fd = connect_one();
         c->quota = UINT64_MAX;
         char type, msg[256];
@@ -996,6 +1075,8 @@ int main(int argc, char **argv) {
         T.delivered += w->delivered;
         T.expected += w->expected;
         T.delivered_rec += w->delivered_rec;
+        T.ids_used += w->ids_used;
+        T.ids_none += w->ids_none;
         T.expected_rec += w->expected_rec;
         if (w->last_done_ns > T.last_done_ns) T.last_done_ns = w->last_done_ns;
         if (!T.first_error && w->first_error[0]) T.first_error = w->first_error;

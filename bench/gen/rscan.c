@@ -105,3 +105,41 @@ int rscan_element(const char *p, size_t len, int idx, struct rscan_item *out) {
     }
     return 1;
 }
+
+static int is_stream_id(const char *s, size_t n) {
+    size_t i = 0, ms = 0, sq = 0;
+    if (n > RSCAN_ID_MAX) return 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) ms++;
+    if (!ms || i == n || s[i] != '-') return 0;
+    for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) sq++;
+    return sq && i == n;
+}
+
+/* Depth-first search of the reply at p (complete, len bytes). */
+static int find_id(const char *p, size_t len, int depth, struct rscan_item *out) {
+    struct rscan_item it;
+    if (depth > RSCAN_MAX_DEPTH || scan(p, len, depth, &it) <= 0) return 0;
+    char t = p[0];
+    if (t == '$' || t == '+') {
+        if (!it.payload || !is_stream_id(it.payload, it.payload_len)) return 0;
+        *out = it;
+        return 1;
+    }
+    if (t != '*' && t != '~' && t != '>' && t != '%') return 0;
+    long long cnt;
+    long h = line_int(p + 1, len - 1, &cnt);
+    if (h <= 0 || cnt <= 0) return 0;
+    if (t == '%') cnt *= 2;
+    size_t off = 1 + (size_t)h;
+    for (long long i = 0; i < cnt; i++) {
+        long e = scan(p + off, len - off, depth + 1, NULL);
+        if (e <= 0) return 0;
+        if (find_id(p + off, (size_t)e, depth + 1, out)) return 1;
+        off += (size_t)e;
+    }
+    return 0;
+}
+
+int rscan_find_id(const char *p, size_t len, struct rscan_item *out) {
+    return len ? find_id(p, len, 0, out) : 0;
+}

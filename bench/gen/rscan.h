@@ -25,4 +25,12 @@ long rscan_reply(const char *p, size_t n, struct rscan_item *top);
  * `idx` (strings only) in *out; returns 1 when found. */
 int rscan_element(const char *p, size_t len, int idx, struct rscan_item *out);
 
+/* In a complete reply of length len at p, the first string, in reply
+ * order at any depth, that reads as a stream entry id ("<ms>-<seq>", both
+ * decimal, at most RSCAN_ID_MAX bytes) goes to *out; returns 1 when there
+ * is one. In an XREADGROUP or XRANGE reply that is the first entry's id (a
+ * key name that itself looks like an id would be found first). */
+#define RSCAN_ID_MAX 41
+int rscan_find_id(const char *p, size_t len, struct rscan_item *out);
+
 #endif

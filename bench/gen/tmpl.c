@@ -122,7 +122,7 @@ uint64_t zipf_sample(const struct zipf *z, struct rng *r) {
 
 /* ---- templates ---- */
 
-enum part_kind { PART_LIT, PART_KEY, PART_VALUE, PART_RAND, PART_RANGE };
+enum part_kind { PART_LIT, PART_KEY, PART_VALUE, PART_RAND, PART_RANGE, PART_CONN, PART_REPLY_ID };
 enum key_dist { DIST_UNIFORM, DIST_SEQUENCE, DIST_ZIPFIAN, DIST_LAST };
 
 struct part {
@@ -163,6 +163,7 @@ struct tmpl {
     char *cmd;
     struct cmd *cmds;
     int ncmds;
+    int uses_reply_id;
 };
 
 const char *tmpl_source(const struct tmpl *t) {
@@ -175,6 +176,10 @@ const char *tmpl_command(const struct tmpl *t) {
 
 int tmpl_replies(const struct tmpl *t) {
     return t->ncmds;
+}
+
+int tmpl_uses_reply_id(const struct tmpl *t) {
+    return t->uses_reply_id;
 }
 
 void tmpl_free(struct tmpl *t) {
@@ -266,6 +271,14 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
         for (size_t i = 0; i < p->poollen; i++) p->pool[i] = alnum[rng_below(&r, sizeof(alnum) - 1)];
         return 1;
     }
+    if (nf == 1 && !strcmp(f[0], "conn")) {
+        p->kind = PART_CONN;
+        return 1;
+    }
+    if (nf == 2 && !strcmp(f[0], "reply") && !strcmp(f[1], "id")) {
+        p->kind = PART_REPLY_ID;
+        return 1;
+    }
     if (nf == 2 && !strcmp(f[0], "rand")) {
         p->kind = PART_RAND;
         if (!parse_count(f[1], &p->n, 0)) goto bad;
@@ -279,7 +292,7 @@ static int parse_placeholder(char *in, struct part *p, char *err, size_t errlen)
 bad:
     snprintf(err, errlen,
              "bad placeholder (expected {key uniform|sequence|zipfian N}, {key zipfian N S}, {key last}, {value N}, "
-             "{rand N} or {range N W})");
+             "{rand N}, {range N W}, {conn} or {reply id})");
     return 0;
 }
 
@@ -377,6 +390,7 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
                     goto fail;
                 }
                 have_key |= p->kind == PART_KEY;
+                t->uses_reply_id |= p->kind == PART_REPLY_ID;
                 s = close + 1;
             } else {
                 p->kind = PART_LIT;
@@ -467,7 +481,7 @@ static uint64_t key_number(const struct part *p, struct rng *r, uint64_t *last) 
 }
 
 /* Append the text of part p (not PART_RANGE) to b. */
-static void gen_part(const struct part *p, struct rng *r, struct gbuf *b, uint64_t *last) {
+static void gen_part(const struct part *p, struct rng *r, struct gbuf *b, uint64_t *last, const struct tmpl_ctx *ctx) {
     char num[32];
     switch (p->kind) {
     case PART_LIT:
@@ -485,6 +499,13 @@ static void gen_part(const struct part *p, struct rng *r, struct gbuf *b, uint64
     case PART_RAND:
         gbuf_append(b, num, put_padded(num, rng_below(r, p->n), 1));
         break;
+    case PART_CONN:
+        gbuf_append(b, num, put_padded(num, ctx ? ctx->conn : 0, 1));
+        break;
+    case PART_REPLY_ID:
+        if (ctx && ctx->id && ctx->idlen) gbuf_append(b, ctx->id, ctx->idlen);
+        else gbuf_append(b, "0-0", 3);
+        break;
     case PART_RANGE:
         break;
     }
@@ -492,7 +513,8 @@ static void gen_part(const struct part *p, struct rng *r, struct gbuf *b, uint64
 
 /* Append one command of a template; *last carries {key last} across the
  * commands of a sequence. */
-static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint64_t *last) {
+static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint64_t *last,
+                    const struct tmpl_ctx *ctx) {
     gbuf_append(out, cm->head, cm->headlen);
     struct gbuf word = {0};
     char wbuf[256];
@@ -536,7 +558,10 @@ static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint6
             int on_stack = 1;
             for (int j = 0; j < w->nparts; j++) {
                 const struct part *p = &w->parts[j];
-                size_t need = p->kind == PART_VALUE ? p->n : p->kind == PART_LIT ? p->litlen : 32;
+                size_t need = p->kind == PART_VALUE      ? p->n
+                              : p->kind == PART_LIT      ? p->litlen
+                              : p->kind == PART_REPLY_ID ? (ctx && ctx->idlen > 3 ? ctx->idlen : 3)
+                                                         : 32;
                 if (on_stack && word.cap - word.len < need) {
                     char *heap = malloc(word.len + need + 256);
                     memcpy(heap, wbuf, word.len);
@@ -544,7 +569,7 @@ static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint6
                     word.cap = word.len + need + 256;
                     on_stack = 0;
                 }
-                gen_part(p, r, &word, last);
+                gen_part(p, r, &word, last, ctx);
             }
             put_bulk(out, word.p, word.len);
             if (!on_stack) free(word.p);
@@ -552,7 +577,11 @@ static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint6
     }
 }
 
-void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
+void tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx) {
     uint64_t last = 0;
-    for (int c = 0; c < t->ncmds; c++) gen_cmd(&t->cmds[c], r, out, &last);
+    for (int c = 0; c < t->ncmds; c++) gen_cmd(&t->cmds[c], r, out, &last, ctx);
+}
+
+void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {
+    tmpl_gen_ctx(t, r, out, NULL);
 }

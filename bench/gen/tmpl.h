@@ -12,6 +12,12 @@
  *   {key last}        the key number drawn last in this request (by an
  *                     earlier {key ...} of it)
  *   {range N W}       two arguments a and a+W, a uniform in [0, N-W)
+ *   {conn}            the number of the connection sending the request
+ *                     (0 .. connections-1 over all threads), e.g. a consumer
+ *                     name per connection: "XREADGROUP GROUP g c{conn} ..."
+ *   {reply id}        a stream entry id taken from an earlier reply on the
+ *                     same connection (the caller keeps them: tmpl_ctx), or
+ *                     0-0 when there is none, e.g. "XACK s g {reply id}"
  * ({range} expands to two arguments, so it must be a word of its own.)
  * A bare ";" word separates commands: "MULTI ; SET {key uniform 10} x ;
  * GET {key last} ; EXEC" is one request of four commands, written
@@ -67,7 +73,20 @@ const char *tmpl_command(const struct tmpl *t);
 /* Commands in a request, so replies to wait for: 1, or the length of a
  * ";" sequence. */
 int tmpl_replies(const struct tmpl *t);
-/* Append one request (a RESP array of bulk strings per command) to out. */
+/* Whether the template has a {reply id}: then the caller should collect
+ * ids from replies (rscan_find_id) and hand one to each request. */
+int tmpl_uses_reply_id(const struct tmpl *t);
+
+/* What the per-connection placeholders expand to in one request. */
+struct tmpl_ctx {
+    uint64_t conn;               /* {conn} */
+    const char *id;              /* {reply id}; NULL or idlen 0: "0-0" */
+    size_t idlen;
+};
+
+/* Append one request (a RESP array of bulk strings per command) to out.
+ * tmpl_gen is tmpl_gen_ctx with {conn} 0 and {reply id} 0-0. */
 void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out);
+void tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx);
 
 #endif

@@ -1,5 +1,6 @@
 /* bitops.c - the bitmap command family: SETBIT, GETBIT, BITCOUNT, BITPOS,
- * BITOP and BITFIELD/BITFIELD_RO, with Redis 7.2's replies and errors.
+ * BITOP (with Redis 8.2's DIFF, DIFF1, ANDOR and ONE) and
+ * BITFIELD/BITFIELD_RO, with Redis's replies and errors.
  * Bitmaps are plain string values; bit 0 is the most significant bit of
  * the first byte. Writers turn the value into a growable raw string
  * (strval.h) and edit it in place, keeping the key's TTL; readers work on
@@ -286,7 +287,9 @@ void cmd_bitpos(struct cmd_ctx *c) {
 
 /* ---- BITOP ------------------------------------------------------------------------ */
 
-enum { BITOP_AND, BITOP_OR, BITOP_XOR, BITOP_NOT };
+enum { BITOP_AND, BITOP_OR, BITOP_XOR, BITOP_NOT, BITOP_DIFF, BITOP_DIFF1, BITOP_ANDOR, BITOP_ONE };
+
+static const char *const bitop_names[] = {"AND", "OR", "XOR", "NOT", "DIFF", "DIFF1", "ANDOR", "ONE"};
 
 struct bitop_src {
     const unsigned char *p;
@@ -294,23 +297,32 @@ struct bitop_src {
     char nb[HK_LONG_STR_SIZE];
 };
 
+/* Byte i of source s, zero past its end. */
+static inline unsigned char src_byte(const struct bitop_src *s, size_t i) { return i < s->len ? s->p[i] : 0; }
+
 /* BITOP op destkey key [key ...]: missing keys and the bytes past a
- * shorter string count as zeros. The result (as long as the longest
- * input) replaces destkey as a raw string without TTL; an all-empty
- * input deletes destkey. Replies the result's length. */
+ * shorter string count as zeros. AND, OR and XOR fold every source, NOT
+ * takes exactly one. With X the first source and Y the OR of the others
+ * (at least one other), DIFF is X AND NOT Y, DIFF1 NOT X AND Y and ANDOR
+ * X AND Y; ONE keeps the bits set in exactly one source. The result (as
+ * long as the longest input) replaces destkey as a raw string without
+ * TTL ("set"); an all-empty input deletes destkey ("del"). Replies the
+ * result's length. */
 void cmd_bitop(struct cmd_ctx *c) {
     const hk_slice *opname = &c->argv[1];
-    int op;
-    if (arg_is(opname, "AND")) op = BITOP_AND;
-    else if (arg_is(opname, "OR")) op = BITOP_OR;
-    else if (arg_is(opname, "XOR")) op = BITOP_XOR;
-    else if (arg_is(opname, "NOT")) op = BITOP_NOT;
-    else {
+    int op = -1;
+    for (int i = 0; i < (int)(sizeof(bitop_names) / sizeof(bitop_names[0])); i++)
+        if (arg_is(opname, bitop_names[i])) op = i;
+    if (op < 0) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
     if (op == BITOP_NOT && c->argc != 4) {
         reply_error(c, "ERR BITOP NOT must be called with a single source key.");
+        return;
+    }
+    if ((op == BITOP_DIFF || op == BITOP_DIFF1 || op == BITOP_ANDOR) && c->argc < 5) {
+        reply_errorf(c, "ERR BITOP %s must be called with at least two source keys.", bitop_names[op]);
         return;
     }
     int n = c->argc - 3;
@@ -343,6 +355,24 @@ void cmd_bitop(struct cmd_ctx *c) {
     if (src[0].len) memcpy(r, src[0].p, src[0].len);
     if (op == BITOP_NOT) {
         for (size_t i = 0; i < maxlen; i++) r[i] = (unsigned char)~r[i];
+    } else if (op == BITOP_DIFF || op == BITOP_DIFF1 || op == BITOP_ANDOR) {
+        for (size_t i = 0; i < maxlen; i++) {
+            unsigned char y = 0;
+            for (int j = 1; j < n && y != 0xff; j++) y |= src_byte(&src[j], i);
+            unsigned char x = r[i];
+            r[i] = (unsigned char)(op == BITOP_DIFF ? x & ~y : op == BITOP_DIFF1 ? ~x & y : x & y);
+        }
+    } else if (op == BITOP_ONE) {
+        /* r is the XOR so far; a bit seen twice is cleared for good. */
+        for (size_t i = 0; i < maxlen; i++) {
+            unsigned char seen_twice = 0, x = r[i];
+            for (int j = 1; j < n && seen_twice != 0xff; j++) {
+                unsigned char b = src_byte(&src[j], i);
+                seen_twice |= x & b;
+                x ^= b;
+            }
+            r[i] = x & (unsigned char)~seen_twice;
+        }
     } else {
         for (int j = 1; j < n; j++) {
             const unsigned char *q = src[j].p;

@@ -88,10 +88,31 @@ static int client_type_by_name(const hk_slice *a) {
     return -1;
 }
 
+/* The input fields of a connection while its command runs: the request is
+ * still in its query buffer (qbuf counts the bytes read with it, as Redis's
+ * buffer holds them until the pass is over), its arguments are parsed, and
+ * the command is not counted yet. CLIENT LIST takes this view of the
+ * connection asking when it asks, since its line is written later. */
+struct run_view {
+    size_t qbuf, qfree, argv_mem;
+    long long tot_cmds;
+};
+
+static void run_view_of(const struct client *c, struct run_view *v) {
+    v->qbuf = c->qlen;
+    v->qfree = c->qcap - c->qlen;
+    v->argv_mem = 0;
+    for (int i = 0; i < c->argc; i++) v->argv_mem += c->argv[i].len;
+    v->tot_cmds = c->tot_cmds;
+}
+
 /* Append one CLIENT LIST line (no newline) describing c. Must run on c's
  * own worker thread. cmd is the command to report: the running one for
- * CLIENT INFO, the last finished one otherwise. */
-static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd) {
+ * CLIENT INFO, the last finished one otherwise. run: the view of c taken
+ * while its command ran (CLIENT INFO, the caller of CLIENT LIST), or NULL
+ * for a connection between commands: a partial request is what its buffer
+ * holds, and one with nothing pending holds no buffer (worker.c). */
+static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd, const struct run_view *run) {
     char flags[16], *f = flags;
     if (c->flags & CLIENT_MONITOR) *f++ = 'O'; /* first, where Redis puts it */
     if (c->txn && c->txn->active) *f++ = 'x';
@@ -114,9 +135,15 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
     long long age = (now - c->ctime_ms) / 1000, idle = (now - c->last_ms) / 1000;
     if (age < 0) age = 0;
     if (idle < 0) idle = 0;
-    size_t qbuf = c->qlen - c->qpos, qfree = c->qcap - c->qlen;
-    size_t argv_mem = 0;
-    for (int i = 0; i < c->argc; i++) argv_mem += c->argv[i].len;
+    struct run_view between;
+    if (!run) {
+        between.qbuf = c->qlen - c->qpos;
+        between.qfree = c->qbuf ? c->qcap - between.qbuf : 0;
+        between.argv_mem = 0;
+        for (int i = 0; i < c->argc; i++) between.argv_mem += c->argv[i].len;
+        between.tot_cmds = c->tot_cmds;
+        run = &between;
+    }
     /* The head block plays the part of Redis's fixed reply buffer, the
      * blocks after it the part of its reply list. */
     const struct ob_block *head = c->out.head;
@@ -143,10 +170,11 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
               "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s "
               "io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
               (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
-              c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0, qbuf, qfree, argv_mem,
+              c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0, run->qbuf, run->qfree,
+              run->argv_mem,
               c->txn ? c->txn->mem : 0, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
               c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
-              c->tot_net_out, c->tot_cmds);
+              c->tot_net_out, run->tot_cmds);
 }
 
 /* ---- commands about the calling connection -------------------------------- */
@@ -190,7 +218,9 @@ void cmd_client_setinfo(struct cmd_ctx *c) {
 
 void cmd_client_info(struct cmd_ctx *c) {
     struct tbuf b = {0};
-    client_cat_info(&b, c->cl, c->cmd);
+    struct run_view v;
+    run_view_of(c->cl, &v);
+    client_cat_info(&b, c->cl, c->cmd, &v);
     tb_append(&b, "\n", 1);
     reply_verbatim(c, b.p, b.len, "txt");
     tb_free(&b);
@@ -444,6 +474,7 @@ struct wresult {
 struct admin_req {
     int kill;             /* KILL rather than LIST */
     uint64_t origin_id;   /* the caller */
+    struct run_view origin_view; /* the caller as its command ran (LIST) */
     int muted;            /* caller had replies muted when it asked */
     /* LIST filters. */
     int type;             /* -1: any */
@@ -499,7 +530,7 @@ static void admin_each(struct worker *w, void *arg) {
             struct entry *e = &res->ents[res->n++];
             e->id = c->id;
             e->off = res->text.len;
-            client_cat_info(&res->text, c, c->lastcmd);
+            client_cat_info(&res->text, c, c->lastcmd, c->id == r->origin_id ? &r->origin_view : NULL);
             tb_append(&res->text, "\n", 1);
             e->len = res->text.len - e->off;
             continue;
@@ -598,6 +629,7 @@ static struct admin_req *admin_req_new(struct cmd_ctx *c, int kill) {
     struct admin_req *r = hk_calloc(1, sizeof(*r));
     r->kill = kill;
     r->origin_id = c->cl->id;
+    run_view_of(c->cl, &r->origin_view);
     r->type = -1;
     r->res = hk_calloc((size_t)server.nworkers, sizeof(struct wresult));
     return r;

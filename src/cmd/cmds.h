@@ -20,4 +20,10 @@ int geo_radius_getkeys(const hk_slice *argv, int argc, int *keys, int max);
 int sort_getkeys(const hk_slice *argv, int argc, int *keys, int max);
 int sort_ro_getkeys(const hk_slice *argv, int argc, int *keys, int max);
 
+/* string.c: MSETEX's keys, every other argument after numkeys. */
+int msetex_getkeys(const hk_slice *argv, int argc, int *keys, int max);
+
+/* stream.c: XREAD and XREADGROUP key finder (the keys after STREAMS). */
+int xread_getkeys(const hk_slice *argv, int argc, int *keys, int max);
+
 #endif

@@ -472,7 +472,7 @@ static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int 
             int at = first + ks->fk_a;
             if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk) || nk < 0 || nk > argc) return -2;
             first += ks->fk_b;
-            last = first + (int)nk - 1;
+            last = first + ((int)nk - 1) * step;
         } else return -1;
         if (last >= argc || last < first || first >= argc || step <= 0) return -2;
         for (int i = first; i <= last; i += step) {

@@ -12,6 +12,7 @@
 #include "srvcmd.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +27,8 @@ static int is_glob(const hk_slice *p) {
 /* CONFIG GET pattern [pattern ...]: every setting whose name matches one
  * of the glob patterns (case-insensitive), once, as a map. As in Redis, a
  * plain name (no glob characters) is looked up directly and answered under
- * the spelling it was asked with ("PORT"). */
+ * the spelling it was asked with ("PORT"), and a hidden setting (HotKV's
+ * own: threads, shards) only that way. */
 void cmd_config_get(struct cmd_ctx *c) {
     int ntab = 0;
     while (cfg_table[ntab].name) ntab++;
@@ -46,7 +48,9 @@ void cmd_config_get(struct cmd_ctx *c) {
             continue;
         }
         for (int t = 0; t < ntab; t++) {
-            if (seen[t] || !hk_globmatch(p->ptr, p->len, cfg_table[t].name, strlen(cfg_table[t].name), 1)) continue;
+            if (seen[t] || (cfg_table[t].flags & CFG_HIDDEN) ||
+                !hk_globmatch(p->ptr, p->len, cfg_table[t].name, strlen(cfg_table[t].name), 1))
+                continue;
             seen[t] = 1;
             order[n++] = t;
         }
@@ -107,6 +111,16 @@ static void restore_items(struct set_item *items, int n, int run_apply) {
         if (!items[i].e->apply(err, sizeof(err)))
             hk_log(LL_WARNING, "CONFIG SET: failed re-applying '%s' after a rollback: %s", items[i].e->name, err);
     }
+}
+
+/* On the worker of a CONFIG SET that changed the listeners, once every
+ * worker has installed them: its reply. */
+static void config_set_done(struct worker *w, void *arg) {
+    struct client *c = worker_find_client(w, (uint64_t)(uintptr_t)arg);
+    if (!c || !(c->flags & CLIENT_WAIT_GATHER)) return;
+    c->flags &= ~CLIENT_WAIT_GATHER;
+    reply_ok(&c->ctx);
+    if (client_resume(c) < 0) client_close(c);
 }
 
 /* CONFIG SET name value [name value ...], all or nothing, in Redis 8's
@@ -184,6 +198,16 @@ void cmd_config_set(struct cmd_ctx *c) {
         else reply_errorf(c, "ERR CONFIG SET failed (possibly related to argument '%s')", item_name(&items[i]));
         goto done;
     }
+    /* New listeners (bind, port) are handed to the workers now. A
+     * connection's reply waits until every worker has closed its old ones,
+     * as Redis's CONFIG SET returns with the old port closed; inside EXEC
+     * it cannot wait and answers at once. */
+    int waits = c->cl && c == &c->cl->ctx && !(c->flags & CTX_NESTED);
+    if (listeners_commit(waits ? config_set_done : NULL, (void *)(uintptr_t)(c->cl ? c->cl->id : 0)) && waits) {
+        c->cl->flags |= CLIENT_WAIT_GATHER;
+        pthread_mutex_unlock(&config_set_lock);
+        goto done;
+    }
     pthread_mutex_unlock(&config_set_lock);
     reply_ok(c);
 done:
@@ -198,6 +222,8 @@ done:
 
 struct resetstat_job {
     uint64_t client_id;
+    const struct command *cmd; /* CONFIG RESETSTAT itself, counted after the reset */
+    long long start_ns;
 };
 
 static void resetstat_each(struct worker *w, void *arg) {
@@ -213,6 +239,17 @@ static void resetstat_done(struct worker *w, void *arg) {
     struct client *c = worker_find_client(w, job->client_id);
     if (c && (c->flags & CLIENT_WAIT_GATHER)) {
         c->flags &= ~CLIENT_WAIT_GATHER;
+        /* As in Redis, the reset is itself the first command counted after
+         * it (commandstats, the latency histogram, total_commands_processed).
+         * Dispatch counted it already, before this worker's reset zeroed
+         * that: only the per-server counters are added again here, not the
+         * connection's own tot-cmds, which a reset leaves alone. */
+        long long dt = hk_clock_ns() - job->start_ns;
+        struct cmdstat *st = &w->cmdstats[job->cmd->id];
+        stat_add(&st->calls, 1);
+        stat_add(&st->nsec, (unsigned long long)dt);
+        if (CFG(latency_tracking)) lat_record(w->lathist, job->cmd->id, dt);
+        stat_add(&w->stats.commands_processed, 1);
         reply_ok(&c->ctx);
         if (client_resume(c) < 0) client_close(c);
     }
@@ -223,6 +260,8 @@ static void resetstat_done(struct worker *w, void *arg) {
 void cmd_config_resetstat(struct cmd_ctx *c) {
     struct resetstat_job *job = hk_malloc(sizeof(*job));
     job->client_id = c->cl->id;
+    job->cmd = c->cmd;
+    job->start_ns = hk_clock_ns();
     c->cl->flags |= CLIENT_WAIT_GATHER;
     stats_reset_global();
     worker_broadcast(resetstat_each, resetstat_done, job);

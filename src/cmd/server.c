@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -34,14 +35,54 @@ static int flush_mode(struct cmd_ctx *c) {
 static void free_sync(void *f) { ks_flushed_free(f); }
 static void free_async(void *f) { lazyfree_flushed(f); }
 
+/* A SYNC flush of a connection, run as a waited-for ASYNC one. */
+struct flush_wait {
+    struct flushed *f;
+    struct worker *w;
+    uint64_t client_id;
+};
+
+/* On the client's worker, once the lazy free thread freed the tables: the
+ * reply, and the client's next requests. It may have gone meanwhile. */
+static void flush_wait_done(struct worker *w, void *arg) {
+    struct client *c = worker_find_client(w, (uint64_t)(uintptr_t)arg);
+    if (!c || !(c->flags & CLIENT_WAIT_GATHER)) return;
+    c->flags &= ~CLIENT_WAIT_GATHER;
+    reply_ok(&c->ctx);
+    if (client_resume(c) < 0) client_close(c);
+}
+
+static void free_async_then_answer(void *arg) {
+    struct flush_wait *fw = arg;
+    lazyfree_flushed(fw->f);
+    lazyfree_notify(fw->w, flush_wait_done, (void *)(uintptr_t)fw->client_id);
+    hk_free(fw);
+}
+
 /* FLUSHALL and FLUSHDB run with every shard locked (CMD_ALL_SHARDS): the
- * tables are detached at once, and freed after the locks are released:
- * here for SYNC (other workers keep serving meanwhile), or by the lazy
- * free thread for ASYNC, which only queues them (lazyfree.h). */
+ * tables are detached at once and freed after the locks are released, by
+ * the lazy free thread (lazyfree.h). ASYNC answers at once. SYNC from a
+ * connection is Redis 7.4's blocking ASYNC flush: the connection waits for
+ * the free to finish (its later requests too) while its worker goes on
+ * serving everyone else, and the keys count in lazyfreed_objects. Inside
+ * EXEC or a script, or replayed, SYNC frees here, after the unlock. */
 static void flush_generic(struct cmd_ctx *c, int db) {
     int async = flush_mode(c);
     if (async < 0) return;
-    exec_after_unlock(c, async ? free_async : free_sync, ks_flush(db));
+    struct flushed *f = ks_flush(db);
+    if (async) {
+        exec_after_unlock(c, free_async, f);
+    } else if (c->cl && c == &c->cl->ctx && !(c->flags & (CTX_NESTED | CTX_REPLAY))) {
+        struct flush_wait *fw = hk_malloc(sizeof(*fw));
+        fw->f = f;
+        fw->w = c->w;
+        fw->client_id = c->cl->id;
+        exec_after_unlock(c, free_async_then_answer, fw);
+        c->cl->flags |= CLIENT_WAIT_GATHER;
+        return;
+    } else {
+        exec_after_unlock(c, free_sync, f);
+    }
     reply_ok(c);
 }
 

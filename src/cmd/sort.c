@@ -462,8 +462,9 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
         struct keyref kd;
         key_of(c, store_at, &kd);
         if (outlen) {
-            /* Built as a quicklist, then shrunk to a listpack when small
-             * enough: the encoding Redis gives a stored SORT result. */
+            /* Built as a quicklist, then turned into a listpack when it
+             * fits the full limit: the encoding Redis gives a stored SORT
+             * result. */
             struct kv *le = listv_new_entry(kd.key, kd.klen);
             struct listv v;
             listv_open(&v, le);
@@ -482,7 +483,7 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
                     listv_push(&v, p, pl, 0);
                 }
             }
-            listv_shrink(&v);
+            listv_settle(&v);
             listv_done(&v);
             db_put(&kd, le, KEV_SORTSTORE);
         } else {

@@ -1,16 +1,18 @@
 /* string.c - the string command family: GET, SET and its variants (SETNX,
- * SETEX, PSETEX, GETSET, GETDEL, GETEX), MGET/MSET/MSETNX, APPEND, STRLEN,
- * the INCR/DECR family and INCRBYFLOAT, GETRANGE/SUBSTR, SETRANGE and LCS,
- * with Redis's replies and error texts. It also holds the string value
- * helpers declared in strval.h. Bit operations on strings live in
- * bitops.c. Every handler runs with its keys' shards locked by the
- * execution core; an entry may move when it is replaced (db_put) or its
- * TTL changes, so no kv pointer is used after such a call. Each write
- * reports its keyspace event before or as it happens, and commands whose
- * argv would not replay to the same value (relative TTLs, INCRBYFLOAT)
- * propagate an exact form instead. */
-#include "../core/alloc.h"
+ * SETEX, PSETEX, GETSET, GETDEL, GETEX), SET's compare-and-set conditions
+ * (IFEQ/IFNE/IFDEQ/IFDNE), DELEX and DIGEST, MGET/MSET/MSETNX/MSETEX,
+ * APPEND, STRLEN, the INCR/DECR family and INCRBYFLOAT, GETRANGE/SUBSTR
+ * and SETRANGE, with Redis's replies and error texts. LCS lives in
+ * string_lcs.c, bit operations on strings in bitops.c. It also holds the
+ * string value helpers declared in strval.h. Every handler runs with its
+ * keys' shards locked by the execution core; an entry may move when it is
+ * replaced (db_put) or its TTL changes, so no kv pointer is used after
+ * such a call. Each write reports its keyspace event before or as it
+ * happens, and commands whose argv would not replay to the same value
+ * (relative TTLs, INCRBYFLOAT, a condition already settled) propagate an
+ * exact form instead. */
 #include "../core/util.h"
+#include "../core/xxh3.h"
 #include "../server/config.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -117,45 +119,74 @@ void cmd_get(struct cmd_ctx *c) {
 #define SET_PXAT (1 << 6)
 #define SET_KEEPTTL (1 << 7)
 #define SET_PERSIST (1 << 8)
+#define SET_IFEQ (1 << 9)
+#define SET_IFNE (1 << 10)
+#define SET_IFDEQ (1 << 11)
+#define SET_IFDNE (1 << 12)
+#define SET_EXPIRY (SET_EX | SET_PX | SET_EXAT | SET_PXAT)
+#define SET_IF (SET_IFEQ | SET_IFNE | SET_IFDEQ | SET_IFDNE)
+/* A command takes one condition at most. */
+#define SET_CONDITION (SET_NX | SET_XX | SET_IF)
 
-enum { OPTS_SET, OPTS_GET };
+enum { OPTS_SET, OPTS_GET, OPTS_MSETEX };
 
-/* Parse the options of SET (from argv[3]) or GETEX (from argv[2]) as
- * Redis does: an expiry option excludes the other kinds but may repeat
- * itself (the last value wins), NX/XX exclude each other, KEEPTTL is SET's
- * and PERSIST GETEX's. Sets *exp_arg to the argv index of the expiry
- * value, or -1. Replies "syntax error" and returns 0 on anything else. */
-static int parse_string_opts(struct cmd_ctx *c, int kind, int *flags, int *exp_arg) {
-    *flags = 0;
-    *exp_arg = -1;
-    for (int j = kind == OPTS_GET ? 2 : 3; j < c->argc; j++) {
+/* What the options of SET, GETEX or MSETEX asked for: SET_* flags and the
+ * argv indexes of the expiry value and of an IF* condition's value (-1
+ * when absent). */
+struct string_opts {
+    int flags;
+    int exp_arg;
+    int cond_arg;
+};
+
+/* Parse the options of SET (from argv[3]), GETEX (argv[2]) or MSETEX
+ * (after its key/value pairs) from argv[first] on, as Redis does: an
+ * expiry option excludes the other kinds but may repeat itself (the last
+ * value wins), and so may a condition; NX, XX and SET's IFEQ, IFNE, IFDEQ
+ * and IFDNE exclude each other in either order (Redis 8.4 still let NX or
+ * XX follow an IF* condition; the documentation and later releases refuse
+ * it). GET is SET's, KEEPTTL SET's and MSETEX's, PERSIST GETEX's. Replies
+ * "syntax error" and returns 0 on anything else. */
+static int parse_string_opts(struct cmd_ctx *c, int kind, int first, struct string_opts *o) {
+    o->flags = 0;
+    o->exp_arg = -1;
+    o->cond_arg = -1;
+    int set = kind == OPTS_SET, sets = kind != OPTS_GET;
+    for (int j = first; j < c->argc; j++) {
         const hk_slice *a = &c->argv[j];
-        int f = *flags, next = j + 1 < c->argc;
-        if (kind == OPTS_SET && arg_is(a, "NX") && !(f & SET_XX)) {
-            *flags |= SET_NX;
-        } else if (kind == OPTS_SET && arg_is(a, "XX") && !(f & SET_NX)) {
-            *flags |= SET_XX;
-        } else if (kind == OPTS_SET && arg_is(a, "GET")) {
-            *flags |= SET_GET;
-        } else if (kind == OPTS_SET && arg_is(a, "KEEPTTL") &&
-                   !(f & (SET_PERSIST | SET_EX | SET_EXAT | SET_PX | SET_PXAT))) {
-            *flags |= SET_KEEPTTL;
-        } else if (kind == OPTS_GET && arg_is(a, "PERSIST") &&
-                   !(f & (SET_EX | SET_EXAT | SET_PX | SET_PXAT | SET_KEEPTTL))) {
-            *flags |= SET_PERSIST;
+        int f = o->flags, next = j + 1 < c->argc, cond = 0, ok = 1;
+        if (sets && arg_is(a, "NX")) cond = SET_NX;
+        else if (sets && arg_is(a, "XX")) cond = SET_XX;
+        else if (set && next && arg_is(a, "IFEQ")) cond = SET_IFEQ;
+        else if (set && next && arg_is(a, "IFNE")) cond = SET_IFNE;
+        else if (set && next && arg_is(a, "IFDEQ")) cond = SET_IFDEQ;
+        else if (set && next && arg_is(a, "IFDNE")) cond = SET_IFDNE;
+        if (cond) {
+            ok = !(f & SET_CONDITION & ~cond);
+            o->flags |= cond;
+            if (cond & SET_IF) o->cond_arg = ++j;
+        } else if (set && arg_is(a, "GET")) {
+            o->flags |= SET_GET;
+        } else if (sets && arg_is(a, "KEEPTTL") && !(f & (SET_PERSIST | SET_EXPIRY))) {
+            o->flags |= SET_KEEPTTL;
+        } else if (kind == OPTS_GET && arg_is(a, "PERSIST") && !(f & (SET_EXPIRY | SET_KEEPTTL))) {
+            o->flags |= SET_PERSIST;
         } else if (arg_is(a, "EX") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EXAT | SET_PX | SET_PXAT))) {
-            *flags |= SET_EX;
-            *exp_arg = ++j;
+            o->flags |= SET_EX;
+            o->exp_arg = ++j;
         } else if (arg_is(a, "PX") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_EXAT | SET_PXAT))) {
-            *flags |= SET_PX;
-            *exp_arg = ++j;
+            o->flags |= SET_PX;
+            o->exp_arg = ++j;
         } else if (arg_is(a, "EXAT") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_PX | SET_PXAT))) {
-            *flags |= SET_EXAT;
-            *exp_arg = ++j;
+            o->flags |= SET_EXAT;
+            o->exp_arg = ++j;
         } else if (arg_is(a, "PXAT") && next && !(f & (SET_KEEPTTL | SET_PERSIST | SET_EX | SET_EXAT | SET_PX))) {
-            *flags |= SET_PXAT;
-            *exp_arg = ++j;
+            o->flags |= SET_PXAT;
+            o->exp_arg = ++j;
         } else {
+            ok = 0;
+        }
+        if (!ok) {
             reply_error(c, ERR_SYNTAX);
             return 0;
         }
@@ -238,10 +269,96 @@ static void set_generic(struct cmd_ctx *c, int flags, int vi, int exp_arg, int i
     else reply_ok(c);
 }
 
+/* ---- conditions and digests ------------------------------------------------ */
+
+#define ERR_DIGEST_LEN "ERR must be exactly 16 hexadecimal characters"
+
+/* The digest of string entry e as DIGEST replies it: XXH3-64 of its bytes
+ * (an integer's decimal digits), as 16 lowercase hex digits. */
+static void strval_digest(const struct kv *e, char hex[HK_XXH3_HEX_LEN]) {
+    char nb[HK_LONG_STR_SIZE];
+    const char *p;
+    size_t len;
+    kv_str(e, nb, &p, &len);
+    hk_xxh3_hex(hk_xxh3_64(p, len), hex);
+}
+
+/* Whether string entry e passes condition cond (one SET_IF bit) against
+ * argument m: equal bytes (IFEQ) or not (IFNE), equal digests (IFDEQ) or
+ * not (IFDNE). A digest is compared as text, case-insensitively, and only
+ * its length is checked, as Redis does: a 16-character argument that is
+ * not hex never matches. Returns -1 after replying the error for one of
+ * another length. */
+static int strval_cond(struct cmd_ctx *c, const struct kv *e, int cond, const hk_slice *m) {
+    int eq = 1;
+    if (cond & (SET_IFEQ | SET_IFNE)) {
+        char nb[HK_LONG_STR_SIZE];
+        const char *p;
+        size_t len;
+        kv_str(e, nb, &p, &len);
+        eq = len == m->len && memcmp(p, m->ptr, len) == 0;
+    } else {
+        if (m->len != HK_XXH3_HEX_LEN) {
+            reply_error(c, ERR_DIGEST_LEN);
+            return -1;
+        }
+        char hex[HK_XXH3_HEX_LEN];
+        strval_digest(e, hex);
+        for (size_t i = 0; i < HK_XXH3_HEX_LEN && eq; i++) {
+            char ch = m->ptr[i];
+            eq = hex[i] == (ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+        }
+    }
+    return (cond & (SET_IFEQ | SET_IFDEQ)) ? eq : !eq;
+}
+
+/* SET with IFEQ, IFNE, IFDEQ or IFDNE (Redis 8.4's compare-and-set). A
+ * missing key fails IFEQ/IFDEQ and passes IFNE/IFDNE, so only those
+ * create it; an existing key must hold a string (WRONGTYPE, with or
+ * without GET) and is compared by its bytes or its digest. Every error
+ * (expiry, type, digest length) comes before any reply. With GET the
+ * reply is the old value, null when there was none, whether the write
+ * happened or not; without, +OK or null. The write propagates as the
+ * unconditional SET it amounts to (set_value's absolute form, or SET key
+ * value [KEEPTTL]): the condition was settled here, against this state. */
+static void set_if(struct cmd_ctx *c, const struct string_opts *o) {
+    long long when = -1;
+    if (o->exp_arg > 0 && !parse_expire(c, &c->argv[o->exp_arg], o->flags, &when)) return;
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = (o->flags & SET_GET) ? lookup_read(c, &k) : lookup_write(c, &k);
+    int cond = o->flags & SET_IF, pass = (cond & (SET_IFNE | SET_IFDNE)) != 0;
+    if (e) {
+        if (!check_type(c, e, OBJ_STRING)) return;
+        pass = strval_cond(c, e, cond, &c->argv[o->cond_arg]);
+        if (pass < 0) return;
+    }
+    if (o->flags & SET_GET) {
+        if (e) reply_strval(c, e);
+        else reply_null(c);
+    }
+    if (!pass) {
+        if (!(o->flags & SET_GET)) reply_null(c);
+        return;
+    }
+    int keep = (o->flags & SET_KEEPTTL) != 0;
+    if (keep && e) when = kv_expire(e);
+    set_value(c, &k, 2, when, o->exp_arg > 0);
+    if (o->exp_arg < 0) {
+        prop_begin(c, 3 + keep);
+        prop_arg_cstr(c, "SET");
+        prop_arg(c, k.key, k.klen);
+        prop_arg_slice(c, &c->argv[2]);
+        if (keep) prop_arg_cstr(c, "KEEPTTL");
+    }
+    if (!(o->flags & SET_GET)) reply_ok(c);
+}
+
 void cmd_set(struct cmd_ctx *c) {
-    int flags, exp_arg;
-    if (!parse_string_opts(c, OPTS_SET, &flags, &exp_arg)) return;
-    set_generic(c, flags, 2, exp_arg, 0);
+    struct string_opts o;
+    if (!parse_string_opts(c, OPTS_SET, 3, &o)) return;
+    if (o.flags & SET_IF) set_if(c, &o);
+    else set_generic(c, o.flags, 2, o.exp_arg, 0);
 }
 
 void cmd_setnx(struct cmd_ctx *c) { set_generic(c, SET_NX, 2, -1, 1); }
@@ -269,9 +386,69 @@ void cmd_getdel(struct cmd_ctx *c) {
     prop_cmd(c, "DEL", 1, &c->argv[1]);
 }
 
+/* DELEX key [IFEQ value | IFNE value | IFDEQ digest | IFDNE digest]
+ * (Redis 8.4). Without a condition it is DEL of one key of any type.
+ * With one: 0 for a missing key (whatever the condition word), an error
+ * for a key that is not a string, then the condition word and SET's
+ * comparison; 1 when the key went. Either way it propagates as DEL. */
+void cmd_delex(struct cmd_ctx *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    if (c->argc == 2) {
+        int n = db_delete_as(&k, c->now_ms, KEV_DEL, DB_FREE_USER_DEL);
+        if (n) prop_cmd(c, "DEL", 1, &c->argv[1]);
+        reply_int(c, n);
+        return;
+    }
+    if (c->argc != 4) {
+        reply_arity(c);
+        return;
+    }
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    if (kv_type(e) != OBJ_STRING) {
+        reply_error(c, "ERR Key should be of string type if conditions are specified");
+        return;
+    }
+    const hk_slice *w = &c->argv[2];
+    int cond = arg_is(w, "IFEQ")    ? SET_IFEQ
+               : arg_is(w, "IFNE")  ? SET_IFNE
+               : arg_is(w, "IFDEQ") ? SET_IFDEQ
+               : arg_is(w, "IFDNE") ? SET_IFDNE
+                                    : 0;
+    if (!cond) {
+        reply_error(c, "ERR Invalid condition. Use IFEQ, IFNE, IFDEQ, or IFDNE");
+        return;
+    }
+    int pass = strval_cond(c, e, cond, &c->argv[3]);
+    if (pass < 0) return;
+    int n = pass && db_delete_as(&k, c->now_ms, KEV_DEL, DB_FREE_USER_DEL);
+    if (n) prop_cmd(c, "DEL", 1, &c->argv[1]);
+    reply_int(c, n);
+}
+
+/* DIGEST key (Redis 8.4): the value's XXH3-64 as 16 lowercase hex digits,
+ * null for a missing key. */
+void cmd_digest(struct cmd_ctx *c) {
+    struct keyref k;
+    key_of(c, 1, &k);
+    struct kv *e = lookup_read(c, &k);
+    if (!e) {
+        reply_null(c);
+        return;
+    }
+    if (!check_type(c, e, OBJ_STRING)) return;
+    char hex[HK_XXH3_HEX_LEN];
+    strval_digest(e, hex);
+    reply_bulk(c, hex, sizeof(hex));
+}
+
 void cmd_getex(struct cmd_ctx *c) {
-    int flags, exp_arg;
-    if (!parse_string_opts(c, OPTS_GET, &flags, &exp_arg)) return;
+    struct string_opts o;
+    if (!parse_string_opts(c, OPTS_GET, 2, &o)) return;
     struct keyref k;
     key_of(c, 1, &k);
     struct kv *e = lookup_read(c, &k);
@@ -283,12 +460,12 @@ void cmd_getex(struct cmd_ctx *c) {
     /* The expiry is validated only once the key is known to exist, as
      * Redis does. */
     long long when = -1;
-    if (exp_arg > 0 && !parse_expire(c, &c->argv[exp_arg], flags, &when)) return;
+    if (o.exp_arg > 0 && !parse_expire(c, &c->argv[o.exp_arg], o.flags, &when)) return;
     reply_strval(c, e);
     /* Propagated as what it did: DEL, PEXPIREAT (absolute) or PERSIST. */
-    if (exp_arg > 0) {
+    if (o.exp_arg > 0) {
         set_deadline(c, &k, e, when);
-    } else if ((flags & SET_PERSIST) && kv_has_expire(e)) {
+    } else if ((o.flags & SET_PERSIST) && kv_has_expire(e)) {
         db_set_expire(&k, e, -1, KEV_PERSIST);
         prop_cmd(c, "PERSIST", 1, &c->argv[1]);
     }
@@ -334,6 +511,98 @@ static void mset_generic(struct cmd_ctx *c, int nx) {
 
 void cmd_mset(struct cmd_ctx *c) { mset_generic(c, 0); }
 void cmd_msetnx(struct cmd_ctx *c) { mset_generic(c, 1); }
+
+/* The key count of MSETEX at argv[1] when it is one Redis accepts (1 to
+ * INT_MAX, with that many pairs present); 0 otherwise. *bad gets the
+ * error text for it. */
+static long long msetex_numkeys(const hk_slice *argv, int argc, const char **bad) {
+    long long n;
+    if (!hk_str2ll(argv[1].ptr, argv[1].len, &n) || n < 1 || n > INT_MAX) {
+        *bad = "ERR invalid numkeys value";
+        return 0;
+    }
+    if (n > (argc - 2) / 2) {
+        *bad = "ERR wrong number of key-value pairs";
+        return 0;
+    }
+    return n;
+}
+
+int msetex_getkeys(const hk_slice *argv, int argc, int *keys, int max) {
+    const char *bad;
+    long long n = argc > 1 ? msetex_numkeys(argv, argc, &bad) : 0;
+    if (n <= 0 || n > max) return -1;
+    for (long long i = 0; i < n; i++) keys[i] = 2 + 2 * (int)i;
+    return (int)n;
+}
+
+/* MSETEX numkeys key value [key value ...] [NX | XX] [EX s | PX ms | EXAT
+ * ts | PXAT ms-ts | KEEPTTL] (Redis 8.4): every pair is written, with one
+ * expiry, or none is. NX needs every key absent, XX every key present
+ * (of any type, as for SET); otherwise the reply is 0 and nothing
+ * changes. Each key reports "set", and "expire" when the command gave a
+ * TTL; KEEPTTL keeps each key's own. Propagates as its argv with a
+ * relative EX/PX turned into PXAT ms, as Redis does; a deadline already
+ * past deletes the keys instead and propagates as DEL of them all. */
+void cmd_msetex(struct cmd_ctx *c) {
+    const char *bad;
+    long long n = msetex_numkeys(c->argv, c->argc, &bad);
+    if (!n) {
+        reply_error(c, bad);
+        return;
+    }
+    int end = 2 + 2 * (int)n;
+    struct string_opts o;
+    if (!parse_string_opts(c, OPTS_MSETEX, end, &o)) return;
+    long long when = -1;
+    if (o.exp_arg > 0 && !parse_expire(c, &c->argv[o.exp_arg], o.flags, &when)) return;
+    struct keyref k;
+    if (o.flags & (SET_NX | SET_XX)) {
+        for (int j = 2; j < end; j += 2) {
+            key_of(c, j, &k);
+            int found = lookup_read(c, &k) != NULL;
+            if (found == ((o.flags & SET_NX) != 0)) {
+                reply_int(c, 0);
+                return;
+            }
+        }
+    }
+    if (when >= 0 && when <= c->now_ms && !(c->flags & CTX_REPLAY)) {
+        int gone = 0;
+        for (int j = 2; j < end; j += 2) {
+            key_of(c, j, &k);
+            gone |= db_delete(&k, c->now_ms, KEV_DEL);
+        }
+        prop_custom(c);
+        if (gone) {
+            prop_begin(c, 1 + (int)n);
+            prop_arg_cstr(c, "DEL");
+            for (int j = 2; j < end; j += 2) prop_arg_slice(c, &c->argv[j]);
+        }
+        reply_int(c, 1);
+        return;
+    }
+    for (int j = 2; j < end; j += 2) {
+        const hk_slice *v = &c->argv[j + 1];
+        key_of(c, j, &k);
+        long long deadline = when;
+        if (o.flags & SET_KEEPTTL) {
+            struct kv *e = lookup_write(c, &k);
+            deadline = e ? kv_expire(e) : -1;
+        }
+        db_put_str(&k, v->ptr, v->len, deadline, KEV_SET);
+        if (o.exp_arg > 0) db_written(&k, KEV_EXPIRE);
+    }
+    if (o.flags & (SET_EX | SET_PX)) {
+        prop_begin(c, c->argc);
+        for (int i = 0; i < c->argc; i++) {
+            if (i == o.exp_arg - 1) prop_arg_cstr(c, "PXAT");
+            else if (i == o.exp_arg) prop_arg_ll(c, when);
+            else prop_arg_slice(c, &c->argv[i]);
+        }
+    }
+    reply_int(c, 1);
+}
 
 /* ---- in-place edits --------------------------------------------------------- */
 
@@ -542,144 +811,4 @@ void cmd_incrbyfloat(struct cmd_ctx *c) {
     prop_arg(c, buf, (size_t)n);
     prop_arg_cstr(c, "KEEPTTL");
     reply_bulk(c, buf, (size_t)n);
-}
-
-/* ---- LCS ------------------------------------------------------------------------ */
-
-/* Bytes of the string at argv[i] for LCS: "" when absent. Returns 0 when
- * the key holds another type. nb keeps an integer's digits. */
-static int lcs_operand(struct cmd_ctx *c, int i, char *nb, const char **p, size_t *len) {
-    struct keyref k;
-    key_of(c, i, &k);
-    struct kv *e = lookup_read(c, &k);
-    *p = "";
-    *len = 0;
-    if (!e) return 1;
-    if (kv_type(e) != OBJ_STRING) return 0;
-    kv_str(e, nb, p, len);
-    return 1;
-}
-
-/* LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]. The classic
- * dynamic programming table (uint32 cells, bounded by proto-max-bulk-len)
- * is walked back from the end; matching ranges are reported from the end
- * of the strings towards the start, as Redis reports them. */
-void cmd_lcs(struct cmd_ctx *c) {
-    char nba[HK_LONG_STR_SIZE], nbb[HK_LONG_STR_SIZE];
-    const char *a, *b;
-    size_t alen, blen;
-    int oka = lcs_operand(c, 1, nba, &a, &alen);
-    int okb = lcs_operand(c, 2, nbb, &b, &blen);
-    if (!oka || !okb) {
-        reply_error(c, "ERR The specified keys must contain string values");
-        return;
-    }
-    int getlen = 0, getidx = 0, withmatchlen = 0;
-    long long minmatchlen = 0;
-    for (int j = 3; j < c->argc; j++) {
-        const hk_slice *o = &c->argv[j];
-        if (arg_is(o, "IDX")) {
-            getidx = 1;
-        } else if (arg_is(o, "LEN")) {
-            getlen = 1;
-        } else if (arg_is(o, "WITHMATCHLEN")) {
-            withmatchlen = 1;
-        } else if (arg_is(o, "MINMATCHLEN") && j + 1 < c->argc) {
-            if (!arg_ll_or_reply(c, &c->argv[j + 1], &minmatchlen, NULL)) return;
-            if (minmatchlen < 0) minmatchlen = 0;
-            j++;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (getlen && getidx) {
-        reply_error(c, "ERR If you want both the length and indexes, please just use IDX.");
-        return;
-    }
-    if (alen >= UINT32_MAX - 1 || blen >= UINT32_MAX - 1) {
-        reply_error(c, "ERR String too long for LCS");
-        return;
-    }
-    unsigned long long cells = (unsigned long long)(alen + 1) * (blen + 1);
-    if (cells > (unsigned long long)CFG(proto_max_bulk_len) / sizeof(uint32_t)) {
-        reply_error(c, "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
-        return;
-    }
-    uint32_t *t = hk_malloc((size_t)cells * sizeof(uint32_t));
-    size_t w = blen + 1;
-#define LCS_AT(i, j) t[(size_t)(i) * w + (j)]
-    for (size_t i = 0; i <= alen; i++) {
-        for (size_t j = 0; j <= blen; j++) {
-            if (i == 0 || j == 0) LCS_AT(i, j) = 0;
-            else if (a[i - 1] == b[j - 1]) LCS_AT(i, j) = LCS_AT(i - 1, j - 1) + 1;
-            else LCS_AT(i, j) = LCS_AT(i - 1, j) > LCS_AT(i, j - 1) ? LCS_AT(i - 1, j) : LCS_AT(i, j - 1);
-        }
-    }
-    uint32_t total = LCS_AT(alen, blen);
-    if (getlen) {
-        hk_free(t);
-        reply_int(c, total);
-        return;
-    }
-    char *res = hk_malloc(total + 1);
-    void *h = NULL;
-    long long nranges = 0;
-    if (getidx) {
-        reply_map(c, 2);
-        reply_bulk_cstr(c, "matches");
-        h = reply_defer(c);
-    }
-    /* Walk back from the end. A range is open while matches follow each
-     * other on the diagonal; it is closed by a mismatch step or by
-     * reaching the first byte of either string. */
-    size_t i = alen, j = blen, pos = total;
-    int open = 0;
-    size_t as = 0, ae = 0, bs = 0, be = 0;
-    while (i > 0 && j > 0) {
-        int emit = 0;
-        if (a[i - 1] == b[j - 1]) {
-            res[--pos] = a[i - 1];
-            if (open && as == i && bs == j) {
-                as--;
-                bs--;
-            } else {
-                open = 1;
-                as = ae = i - 1;
-                bs = be = j - 1;
-            }
-            if (as == 0 || bs == 0) emit = 1;
-            i--;
-            j--;
-        } else {
-            if (LCS_AT(i - 1, j) > LCS_AT(i, j - 1)) i--;
-            else j--;
-            if (open) emit = 1;
-        }
-        if (emit) {
-            long long mlen = (long long)(ae - as + 1);
-            if (getidx && (minmatchlen == 0 || mlen >= minmatchlen)) {
-                reply_array(c, 2 + withmatchlen);
-                reply_array(c, 2);
-                reply_int(c, (long long)as);
-                reply_int(c, (long long)ae);
-                reply_array(c, 2);
-                reply_int(c, (long long)bs);
-                reply_int(c, (long long)be);
-                if (withmatchlen) reply_int(c, mlen);
-                nranges++;
-            }
-            open = 0;
-        }
-    }
-#undef LCS_AT
-    if (getidx) {
-        reply_fill_array(c, h, nranges);
-        reply_bulk_cstr(c, "len");
-        reply_int(c, total);
-    } else {
-        reply_bulk(c, res, total);
-    }
-    hk_free(res);
-    hk_free(t);
 }

@@ -1,5 +1,6 @@
 /* util.c - number parsing/formatting, glob matching, clocks, randomness. */
 #include "util.h"
+#include "alloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -52,23 +53,25 @@ int hk_str2ll(const char *s, size_t len, long long *out) {
 }
 
 int hk_str2d(const char *s, size_t len, double *out) {
-    char buf[256];
-    if (len == 0 || len >= sizeof(buf)) return 0;
-    if (isspace((unsigned char)s[0])) return 0;
+    /* strtod needs a terminated copy; any length is a valid spelling (the
+     * largest double written out in full is 309 digits and more), so a
+     * long one is copied to the heap. */
+    char stack[128];
+    if (len == 0 || isspace((unsigned char)s[0])) return 0;
+    char *buf = len < sizeof(stack) ? stack : hk_malloc(len + 1);
     memcpy(buf, s, len);
     buf[len] = '\0';
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
-    if ((size_t)(end - buf) != len) return 0;
-    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || fpclassify(v) == FP_ZERO)) {
-        /* Overflow/underflow: Redis accepts the rounded value only for
-         * explicit infinities, which strtod reports without ERANGE. */
-        return 0;
-    }
-    if (isnan(v)) return 0;
-    *out = v;
-    return 1;
+    int ok = (size_t)(end - buf) == len;
+    /* Overflow/underflow: Redis accepts the rounded value only for
+     * explicit infinities, which strtod reports without ERANGE. */
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || fpclassify(v) == FP_ZERO)) ok = 0;
+    if (isnan(v)) ok = 0;
+    if (buf != stack) hk_free(buf);
+    if (ok) *out = v;
+    return ok;
 }
 
 int hk_str2ld(const char *s, size_t len, long double *out) {

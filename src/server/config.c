@@ -45,6 +45,9 @@ static void get_obl(char *buf, size_t size);
 static int check_save(const char *value, char *err, size_t errsize);
 static int apply_requirepass(char *err, size_t errsize);
 static int apply_maxclients(char *err, size_t errsize);
+static int apply_listeners(char *err, size_t errsize);
+static int set_io_threads(const char *value, char *err, size_t errsize);
+static void get_io_threads(char *buf, size_t size);
 static int apply_hz(char *err, size_t errsize);
 
 #define INT(n, field, lo, hi, d, fl) {n, NULL, CFG_INT, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
@@ -58,8 +61,10 @@ static int apply_hz(char *err, size_t errsize);
     {n, alias, kind, 0, &type_limits.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
 
 const struct cfg_entry cfg_table[] = {
-    STR("bind", bind, "* -::*", CFG_IMMUTABLE | CFG_MULTI_ARG, NULL),
-    INT("port", port, 0, 65535, "6379", CFG_IMMUTABLE),
+    /* Changed at run time as in Redis: the new listeners are opened before
+     * the old ones close, and a failure keeps the old ones. */
+    STR("bind", bind, "* -::*", CFG_MULTI_ARG, apply_listeners),
+    {"port", NULL, CFG_INT, 0, &cfg.port, NULL, 0, 65535, "6379", NULL, NULL, NULL, NULL, apply_listeners},
     STR("unixsocket", unixsocket, "", CFG_IMMUTABLE, NULL),
     {"unixsocketperm", NULL, CFG_OCTAL, CFG_IMMUTABLE, &cfg.unixsocketperm, NULL, 0, 0777, "0", NULL, NULL, NULL, NULL,
      NULL},
@@ -78,10 +83,16 @@ const struct cfg_entry cfg_table[] = {
     STR("logfile", logfile, "", CFG_IMMUTABLE, NULL),
     STR("requirepass", requirepass, "", CFG_SENSITIVE, apply_requirepass),
     BOOL("protected-mode", protected_mode, "yes", 0),
-    INT("threads", threads, 0, HK_MAX_THREADS, "0", CFG_IMMUTABLE),
+    /* HotKV's own settings are hidden from CONFIG GET patterns, as Redis
+     * hides its special ones, and answered when named. */
+    INT("threads", threads, 0, HK_MAX_THREADS, "0", CFG_IMMUTABLE | CFG_HIDDEN),
+    /* Redis's I/O threads setting names HotKV's workers (they read and run
+     * commands both): a redis.conf that sets it gets that many. */
+    {"io-threads", NULL, CFG_SPECIAL, CFG_IMMUTABLE, NULL, NULL, 0, 0, NULL, NULL, set_io_threads, NULL, get_io_threads,
+     NULL},
     {"busy-reply-threshold", "lua-time-limit", CFG_INT, 0, &cfg.busy_reply_threshold, NULL, 0, LLONG_MAX, "5000", NULL,
      NULL, NULL, NULL, NULL},
-    INT("shards", shards, 1, 65536, "1024", CFG_IMMUTABLE),
+    INT("shards", shards, 1, 65536, "1024", CFG_IMMUTABLE | CFG_HIDDEN),
     STR("pidfile", pidfile, "", CFG_IMMUTABLE, NULL),
     STR("dir", dir, "", CFG_IMMUTABLE, NULL),
     ENUM("daemonize", daemonize, no_only_enum, "no", CFG_IMMUTABLE),
@@ -102,6 +113,8 @@ const struct cfg_entry cfg_table[] = {
     TLIM_ROW("set-max-intset-entries", NULL, CFG_INT, set_max_intset_entries, 0, LONG_MAX, "512"),
     TLIM_ROW("set-max-listpack-entries", NULL, CFG_INT, set_max_listpack_entries, 0, LONG_MAX, "128"),
     TLIM_ROW("set-max-listpack-value", NULL, CFG_INT, set_max_listpack_value, 0, LONG_MAX, "64"),
+    TLIM_ROW("stream-node-max-bytes", NULL, CFG_MEM, stream_node_max_bytes, 0, LONG_MAX, "4096"),
+    TLIM_ROW("stream-node-max-entries", NULL, CFG_INT, stream_node_max_entries, 0, LONG_MAX, "100"),
     {"hll-sparse-max-bytes", NULL, CFG_MEM, 0, &cfg.hll_sparse_max_bytes, NULL, 0, LONG_MAX, "3000", NULL, NULL, NULL,
      NULL, NULL},
     BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "no", 0),
@@ -163,6 +176,33 @@ static int apply_requirepass(char *err, size_t errsize) {
     atomic_store(&cfg.requirepass_set, cfg.requirepass && cfg.requirepass[0] != '\0');
     pthread_rwlock_unlock(&cfg_lock);
     return 1;
+}
+
+/* bind and port: the listeners are first opened when the workers start
+ * (workers_start); a change at run time opens the new ones beside those in
+ * force (worker.c), and CONFIG SET hands them over. */
+static int apply_listeners(char *err, size_t errsize) {
+    if (!server.workers) return 1;
+    return listeners_prepare(err, errsize);
+}
+
+static int set_io_threads(const char *value, char *err, size_t errsize) {
+    long long v;
+    if (!hk_str2ll(value, strlen(value), &v)) {
+        snprintf(err, errsize, "argument couldn't be parsed into an integer");
+        return 0;
+    }
+    if (v < 1 || v > HK_MAX_THREADS) {
+        snprintf(err, errsize, "argument must be between 1 and %d inclusive", HK_MAX_THREADS);
+        return 0;
+    }
+    atomic_store(&cfg.threads, v);
+    return 1;
+}
+
+/* The workers running, once started. */
+static void get_io_threads(char *buf, size_t size) {
+    snprintf(buf, size, "%lld", server.nworkers ? (long long)server.nworkers : atomic_load(&cfg.threads));
 }
 
 static int apply_hz(char *err, size_t errsize) {
@@ -536,6 +576,7 @@ static void apply_args(const char *source, int lineno, const char *line, int dep
 static void load_defaults(void) {
     char err[256];
     for (const struct cfg_entry *e = cfg_table; e->name; e++) {
+        if (!e->def) continue; /* another name for a setting that has its own row */
         if (!cfg_set(e, e->def, err, sizeof(err))) {
             fprintf(stderr, "internal error: bad default for %s: %s\n", e->name, err);
             exit(1);
@@ -595,6 +636,7 @@ void config_load(int argc, char **argv) {
 
 static int is_default(const struct cfg_entry *e) {
     char cur[4096], def[4096];
+    if (!e->def) return 1; /* written under the row that owns the value */
     cfg_get(e, cur, sizeof(cur));
     /* Render the default through the same getter by parsing it. */
     if (e->type == CFG_STRING || e->type == CFG_SPECIAL || e->type == CFG_ENUM || e->type == CFG_BOOL) {

@@ -10,6 +10,7 @@ enum cfg_type { CFG_BOOL, CFG_INT, CFG_MEM, CFG_OCTAL, CFG_ENUM, CFG_STRING, CFG
 #define CFG_IMMUTABLE 1u  /* only from the file or command line */
 #define CFG_SENSITIVE 2u  /* value not logged */
 #define CFG_MULTI_ARG 4u  /* takes several words: bind, save, buffer limits */
+#define CFG_HIDDEN 8u     /* not matched by CONFIG GET patterns, only by its name */
 
 struct cfg_enum {
     const char *name;

@@ -113,7 +113,14 @@ int dispatch_command(struct client *c) {
      * that the commands they call follow them in the feed. */
     if ((cmd->flags & CMD_RUNS_SCRIPT) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
         monitor_feed(c, cmd, x->argv, x->argc, x->db);
+    /* A write that wakes blocked clients holds this connection's output
+     * and input until every re-run it caused has ended (blocking.h). The
+     * outer one is kept for a command served while a script is busy. */
+    struct client *outer = w->cmd_client;
+    w->cmd_client = c;
     long long dt = exec_command(x);
+    w->cmd_client = outer;
+    chain_command_end(c);
     /* Shown once, as it ran (a blocked command when it blocked, not when
      * it is served); admin commands are not shown, as in Redis. */
     if (atomic_load_explicit(&monitor_count, memory_order_relaxed) && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))

@@ -511,7 +511,10 @@ long long exec_command(struct cmd_ctx *c) {
     }
     if (ls->n || ls->all) {
         if (__builtin_expect(!ls_acquire_abortable(ls), 0)) {
-            /* A script past busy-reply-threshold holds what it needs. */
+            /* A script past busy-reply-threshold holds what it needs. A
+             * blocked command's re-run answers nothing: it waits on and
+             * is tried again (blocking.c). */
+            if (c->flags & CTX_RETRY) return 0;
             reply_error(c, script_busy_error());
             if (c->w) stat_add(&c->w->cmdstats[cmd->id].rejected, 1);
             return 0;

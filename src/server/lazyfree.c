@@ -13,11 +13,15 @@
 #include <string.h>
 
 /* Tables detached by one FLUSHALL/FLUSHDB, with their key count (what
- * they count for in the INFO counters). */
+ * they count for in the INFO counters); or, with f NULL, a notification
+ * to post to worker w once the jobs before it are done. */
 struct flush_job {
     struct flush_job *next;
     struct flushed *f;
     unsigned long long keys;
+    struct worker *w;
+    mail_fn fn;
+    void *arg;
 };
 
 /* The queue: entries linked through node.next (they are unlinked from
@@ -67,8 +71,12 @@ static void *lazyfree_main(void *arg) {
         }
         while (j) {
             struct flush_job *next = j->next;
-            ks_flushed_free(j->f);
-            count_freed(j->keys);
+            if (j->f) {
+                ks_flushed_free(j->f);
+                count_freed(j->keys);
+            } else {
+                worker_post(j->w, j->fn, j->arg);
+            }
             hk_free(j);
             j = next;
         }
@@ -127,22 +135,38 @@ void lazyfree_stop(void) {
     running = 0;
 }
 
+static void queue_job(struct flush_job *j) {
+    j->next = NULL;
+    pthread_mutex_lock(&lf.lock);
+    *lf.ftail = j;
+    lf.ftail = &j->next;
+    pthread_cond_signal(&lf.cond);
+    pthread_mutex_unlock(&lf.lock);
+}
+
 void lazyfree_flushed(struct flushed *f) {
     unsigned long long keys = ks_flushed_keys(f);
     if (!running) {
         ks_flushed_free(f);
         return;
     }
-    struct flush_job *j = hk_malloc(sizeof(*j));
-    j->next = NULL;
+    struct flush_job *j = hk_calloc(1, sizeof(*j));
     j->f = f;
     j->keys = keys;
     atomic_fetch_add_explicit(&pending_objects, keys, memory_order_relaxed);
-    pthread_mutex_lock(&lf.lock);
-    *lf.ftail = j;
-    lf.ftail = &j->next;
-    pthread_cond_signal(&lf.cond);
-    pthread_mutex_unlock(&lf.lock);
+    queue_job(j);
+}
+
+void lazyfree_notify(struct worker *w, mail_fn fn, void *arg) {
+    if (!running) {
+        worker_post(w, fn, arg);
+        return;
+    }
+    struct flush_job *j = hk_calloc(1, sizeof(*j));
+    j->w = w;
+    j->fn = fn;
+    j->arg = arg;
+    queue_job(j);
 }
 
 unsigned long long lazyfree_pending(void) { return atomic_load_explicit(&pending_objects, memory_order_relaxed); }

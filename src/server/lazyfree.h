@@ -38,6 +38,12 @@ void lazyfree_stop(void);
  * keys count as pending until freed. Called after the shards are
  * unlocked. */
 void lazyfree_flushed(struct flushed *f);
+/* Once everything queued before this call has been freed, run fn(w, arg)
+ * on worker w's thread (posted to its mailbox): FLUSH* SYNC answers its
+ * client this way, after the tables it detached are gone. Without the
+ * thread, fn is posted at once. */
+struct worker;
+void lazyfree_notify(struct worker *w, void (*fn)(struct worker *w, void *arg), void *arg);
 /* INFO: objects queued and not yet freed (lazyfree_pending_objects), and
  * objects freed by the thread since start or CONFIG RESETSTAT
  * (lazyfreed_objects). */

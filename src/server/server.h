@@ -32,6 +32,7 @@
 
 struct client;
 struct worker;
+struct wbatch;
 
 /* ---- command table -------------------------------------------------- */
 
@@ -324,6 +325,11 @@ struct mail {
 /* Keys one pass over all the clients read in a loop turn may warm: enough
  * lines to stay in L2 until their commands run. */
 #define PREFETCH_BATCH_KEYS 256
+/* Query buffers: the size one read asks for, and how many spare ones a
+ * worker keeps (one per connection read in a loop turn is the most a turn
+ * lends at once). */
+#define QBUF_CHUNK (16 * 1024)
+#define QB_POOL_MAX 256
 
 struct worker {
     int id;
@@ -332,9 +338,11 @@ struct worker {
     int evfd;            /* mailbox wake-up */
     int listen_fds[HK_MAX_BIND];
     int nlisten;
-    /* Mailbox: any thread pushes under mbox_lock, the owner drains. */
+    /* Mailbox: any thread pushes under mbox_lock, the owner drains. Once
+     * the worker has been joined it is closed: mail posted then is dropped. */
     pthread_mutex_t mbox_lock;
     struct mail *mbox_head, *mbox_tail;
+    int mbox_closed;
     /* Owned by the worker thread. */
     struct client *clients;  /* doubly linked list of this worker's clients */
     struct client *pending_write; /* clients with output to flush this turn */
@@ -351,6 +359,9 @@ struct worker {
     struct lua_env *lua;
     _Atomic int script_busy, script_wrote, script_kill;
     int busy_poll; /* inside worker_busy_poll: only a few commands may run */
+    /* The connection whose command dispatch is running (NULL between
+     * commands): the wake-ups it causes join its wake batch (blocking.h). */
+    struct client *cmd_client;
     long long now_ms;        /* cached clock for the current loop turn */
     long long last_cron_ms;
     long long rbuf_peak_reset_ms; /* clients_cron: last reset of the clients' rbuf_peak */
@@ -364,7 +375,11 @@ struct worker {
      * thread on its command's first call (observe.h). */
     struct lat_hist *_Atomic *lathist;
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
-    char *readbuf;
+    /* Query buffers of QBUF_CHUNK bytes, lent to connections for the turn
+     * in which they read (worker.c): a connection with no partial request
+     * left holds none, as with Redis's reusable query buffer. */
+    char *qb_pool[QB_POOL_MAX];
+    int qb_nfree;
     /* One-entry cache of command lookups (dispatch.c): the name as the
      * client spelled it, and the command it found. */
     struct command *last_cmd;
@@ -396,7 +411,7 @@ struct worker {
 #define CLIENT_REPLY_SKIP_NEXT (1u << 10)
 #define CLIENT_REPLY_SKIP (1u << 11)
 #define CLIENT_READ_STOPPED (1u << 12) /* output backpressure */
-#define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on a broadcast to all workers */
+#define CLIENT_WAIT_GATHER (1u << 13) /* reply waits on mail: a broadcast to all workers, or the lazy free thread */
 #define CLIENT_CLOSING (1u << 14)     /* on the worker's closing list, freed at end of turn */
 #define CLIENT_BLOCKED (1u << 15)     /* waiting on keys (BLPOP...), see blocking.h */
 #define CLIENT_PUBSUB (1u << 16)      /* in pub/sub context (output limits of the pubsub class) */
@@ -405,6 +420,7 @@ struct worker {
 #define CLIENT_LOCAL (1u << 19)       /* loopback peer or unix socket (enable-debug-command local) */
 #define CLIENT_MONITOR (1u << 20)     /* in MONITOR mode: receives the feed (monitor.c) */
 #define CLIENT_IN_SCRIPT (1u << 21)   /* its command is running a script (worker_busy_poll leaves it alone) */
+#define CLIENT_WAIT_CHAIN (1u << 22)  /* its write woke blocked clients: output and input wait for them (blocking.h) */
 
 struct client {
     uint64_t id;
@@ -415,6 +431,7 @@ struct client {
     char *qbuf;
     size_t qlen, qcap; /* bytes in qbuf, capacity */
     size_t qpos;       /* start of the request being parsed */
+    int qbuf_lent;     /* qbuf is the worker's, given back when nothing is left in it */
     struct resp_req req;
     int argc;
     hk_slice *argv;
@@ -437,6 +454,8 @@ struct client {
     struct client *next_closing;
     struct bstate *bstate;   /* set while CLIENT_BLOCKED (blocking.c) */
     struct client *next_blocked, *prev_blocked;
+    struct wbatch *chain;    /* set while CLIENT_WAIT_CHAIN: the wake batches it waits for (blocking.c) */
+    struct wbatch *chain_own; /* the batch its running command's wake-ups joined, until the command ends */
     struct monitor *monitor; /* set while CLIENT_MONITOR (monitor.c) */
     struct txn *txn;         /* MULTI queue and WATCH list (txn.h), NULL until used */
     long long tot_net_in, tot_net_out, tot_cmds;
@@ -493,6 +512,14 @@ struct gather {
     void *arg;
 };
 void worker_broadcast(mail_fn each, mail_fn done, void *arg);
+/* CONFIG SET bind/port, under CONFIG SET's lock (worker.c): open the TCP
+ * listeners the settings now ask for next to those in force (0, with
+ * Redis's error text in err, when they cannot be opened: nothing changed);
+ * then hand them to the workers, which close the old ones and run
+ * done(origin, arg) on the calling worker once all have (0: nothing was
+ * prepared, done does not run). */
+int listeners_prepare(char *err, size_t errsize);
+int listeners_commit(mail_fn done, void *arg);
 
 void workers_stop(void);
 /* Called from a script past busy-reply-threshold, on its worker: serve
@@ -522,8 +549,11 @@ static inline void ctx_follow_client(struct cmd_ctx *x) {
     x->flags = (x->flags & ~CTX_FROM_CLIENT) | client_ctx_flags(x->cl);
 }
 static inline int client_is_waiting(const struct client *c) {
-    return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER | CLIENT_BLOCKED)) != 0;
+    return (c->flags & (CLIENT_PAUSED | CLIENT_WAIT_GATHER | CLIENT_BLOCKED | CLIENT_WAIT_CHAIN)) != 0;
 }
+/* Hold (on) or release c's output: while held nothing is written and
+ * EPOLLOUT is not armed; releasing does not resume the client. */
+void client_hold_output(struct client *c, int on);
 /* Find a client of worker w by id (admin commands), NULL when gone. */
 struct client *worker_find_client(struct worker *w, uint64_t id);
 

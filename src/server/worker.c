@@ -37,7 +37,7 @@ struct evsrc {
     int fd;
 };
 
-#define READ_CHUNK (16 * 1024)
+#define READ_CHUNK QBUF_CHUNK
 
 static const char denied_msg[] =
     "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for "
@@ -62,6 +62,11 @@ void worker_post(struct worker *w, mail_fn fn, void *arg) {
     m->fn = fn;
     m->arg = arg;
     pthread_mutex_lock(&w->mbox_lock);
+    if (w->mbox_closed) {
+        pthread_mutex_unlock(&w->mbox_lock);
+        hk_free(m);
+        return;
+    }
     int was_empty = w->mbox_head == NULL;
     if (w->mbox_tail) w->mbox_tail->next = m;
     else w->mbox_head = m;
@@ -106,6 +111,38 @@ void worker_broadcast(mail_fn each, mail_fn done, void *arg) {
     for (int i = 0; i < server.nworkers; i++) worker_post(&server.workers[i], gather_step, g);
 }
 
+/* ---- query buffers -------------------------------------------------------- */
+
+/* A connection reads into a buffer the worker lends it when it has none;
+ * once its requests are parsed and run and nothing is left over, the buffer
+ * goes back (qbuf_settle). One holding a partial request keeps it as its
+ * own until it has been idle a while (clients_cron). So an idle connection
+ * costs no query buffer, and CLIENT LIST shows it qbuf=0 qbuf-free=0, as
+ * Redis 8 does with its reusable query buffer. */
+static char *qbuf_take(struct worker *w) {
+    if (w->qb_nfree) return w->qb_pool[--w->qb_nfree];
+    return hk_malloc(QBUF_CHUNK);
+}
+
+/* Give back (or free) the buffer of c, which holds no request bytes. */
+static void qbuf_drop(struct client *c) {
+    struct worker *w = c->w;
+    if (c->qcap == QBUF_CHUNK && w->qb_nfree < QB_POOL_MAX) w->qb_pool[w->qb_nfree++] = c->qbuf;
+    else hk_free(c->qbuf);
+    c->qbuf = NULL;
+    c->qlen = c->qpos = c->qcap = 0;
+    c->qbuf_lent = 0;
+}
+
+/* After a pass over c's input: a lent buffer that was emptied goes back;
+ * one with a partial request (or requests held back: a blocked or paused
+ * client) stays with the connection as its own. */
+static void qbuf_settle(struct client *c) {
+    if (!c->qbuf_lent) return;
+    if (c->qpos == c->qlen) qbuf_drop(c);
+    else c->qbuf_lent = 0;
+}
+
 /* ---- clients ------------------------------------------------------------ */
 
 static struct client *client_new(struct worker *w, int fd, const char *addr, int unix_sock) {
@@ -143,6 +180,7 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
 static void client_free(struct client *c) {
     struct worker *w = c->w;
     if (c->flags & CLIENT_BLOCKED) block_remove(c);
+    if (c->chain || c->chain_own) chain_forget(c);
     if (c->flags & CLIENT_MONITOR) monitor_detach(c);
     txn_free(c);
     if (c->flags & CLIENT_PAUSED) {
@@ -161,7 +199,7 @@ static void client_free(struct client *c) {
     atomic_store_explicit(&w->nclients, atomic_load_explicit(&w->nclients, memory_order_relaxed) - 1,
                           memory_order_relaxed);
     atomic_fetch_sub(&server.nclients, 1);
-    hk_free(c->qbuf);
+    if (c->qbuf) qbuf_drop(c);
     hk_free(c->argv);
     ctx_destroy(&c->ctx);
     resp_req_free(&c->req);
@@ -201,13 +239,25 @@ void client_queue_write(struct client *c) {
 static void update_events(struct client *c) {
     uint32_t ev = 0;
     if (!(c->flags & CLIENT_READ_STOPPED)) ev |= EPOLLIN;
-    if (c->flags & CLIENT_WANT_WRITE) ev |= EPOLLOUT;
+    /* Held output is not written: a writable socket must not wake the
+     * loop for it over and over. */
+    if ((c->flags & (CLIENT_WANT_WRITE | CLIENT_WAIT_CHAIN)) == CLIENT_WANT_WRITE) ev |= EPOLLOUT;
     ev_mod(c->w->epfd, c->fd, ev, c);
+}
+
+void client_hold_output(struct client *c, int on) {
+    unsigned old = c->flags;
+    if (on) c->flags |= CLIENT_WAIT_CHAIN;
+    else c->flags &= ~CLIENT_WAIT_CHAIN;
+    if (old != c->flags && (c->flags & CLIENT_WANT_WRITE)) update_events(c);
 }
 
 /* Write what is pending. Returns -1 when the client must be closed. */
 static int client_write(struct client *c) {
     struct iovec iov[64];
+    /* Its write's wake batch has not drained (blocking.h): the reply
+     * waits, and so does what was pipelined before it. */
+    if (__builtin_expect(c->flags & CLIENT_WAIT_CHAIN, 0)) return 0;
     if (c->out.head && c->out.head->len > c->rbuf_peak) c->rbuf_peak = c->out.head->len;
     while (c->out.pending) {
         int n = ob_iov(&c->out, iov, 64);
@@ -244,7 +294,9 @@ static int client_write(struct client *c) {
 
 /* Run what is in the query buffer, then flush. Returns -1 to close. */
 int client_resume(struct client *c) {
-    if (client_process_input(c) < 0) return -1;
+    int r = client_process_input(c);
+    qbuf_settle(c);
+    if (r < 0) return -1;
     if (c->flags & CLIENT_CLOSE_ASAP) return -1;
     if (c->out.pending || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_queue_write(c);
     return 0;
@@ -256,6 +308,12 @@ int client_resume(struct client *c) {
 static int client_read(struct client *c) {
     struct worker *w = c->w;
     size_t want = READ_CHUNK;
+    if (!c->qbuf) {
+        c->qbuf = qbuf_take(w);
+        c->qcap = QBUF_CHUNK;
+        c->qlen = c->qpos = 0;
+        c->qbuf_lent = 1;
+    }
     if (c->req.need > c->qlen - c->qpos) {
         /* A big bulk string is coming: read straight into a buffer sized
          * for it, instead of growing it chunk by chunk. */
@@ -285,7 +343,10 @@ static int client_read(struct client *c) {
     ssize_t n = read(c->fd, c->qbuf + c->qlen, c->qcap - c->qlen);
     if (n == 0) return -1;
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            qbuf_settle(c); /* nothing came: a buffer just lent goes back */
+            return 0;
+        }
         return -1;
     }
     c->qlen += (size_t)n;
@@ -337,7 +398,10 @@ static void handle_writable(struct client *c) {
     }
 }
 
-static void accept_one(struct worker *w, int lfd, int unix_sock) {
+/* Accept what lfd has queued, 64 connections at most. Returns 1 when the
+ * queue was emptied (or accept failed), 0 when more may be waiting. */
+static int accept_one(struct worker *w, int lfd, int unix_sock) {
+    if (lfd < 0) return 1; /* a listener slot closed by a swap earlier in this turn */
     for (int i = 0; i < 64; i++) {
         char addr[96];
         int local = 0;
@@ -345,7 +409,7 @@ static void accept_one(struct worker *w, int lfd, int unix_sock) {
         if (fd < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
                 hk_log(LL_WARNING, "Accepting client connection: %s", strerror(errno));
-            return;
+            return 1;
         }
         stat_add(&w->stats.connections_received, 1);
         int n = atomic_fetch_add(&server.nclients, 1) + 1;
@@ -375,6 +439,7 @@ static void accept_one(struct worker *w, int lfd, int unix_sock) {
         }
         hk_log(LL_VERBOSE, "Accepted %s", addr);
     }
+    return 0;
 }
 
 struct client *worker_find_client(struct worker *w, uint64_t id) {
@@ -404,11 +469,7 @@ static void clients_cron(struct worker *w) {
             kill = 1;
         }
         /* Give back the query buffer of a connection that went quiet. */
-        if (!kill && c->qbuf && c->qpos == c->qlen && w->now_ms - c->last_ms > 2000) {
-            hk_free(c->qbuf);
-            c->qbuf = NULL;
-            c->qlen = c->qpos = c->qcap = 0;
-        }
+        if (!kill && c->qbuf && c->qpos == c->qlen && w->now_ms - c->last_ms > 2000) qbuf_drop(c);
         if (kill) client_close(c);
         c = next;
     }
@@ -569,40 +630,215 @@ static void *worker_main(void *arg) {
         free_closed(w);
     }
     close_all_clients(w);
+    while (w->qb_nfree) hk_free(w->qb_pool[--w->qb_nfree]);
     return NULL;
+}
+
+/* ---- TCP listeners --------------------------------------------------------- */
+
+/* The TCP listeners for one bind list and port: every worker's own
+ * SO_REUSEPORT socket per address (fd[i][0..n[i]-1], the address each is
+ * for in tok[i][]). `fresh` marks the sockets opened for this set, as
+ * opposed to those it keeps from the set in force. */
+struct lset {
+    char *bind;
+    int port;
+    int *n;
+    int (*fd)[HK_MAX_BIND];
+    int (*tok)[HK_MAX_BIND];
+    unsigned char (*fresh)[HK_MAX_BIND];
+};
+
+/* The set in force and one opened by CONFIG SET to replace it. Main sets
+ * the first up before the workers start; after that only CONFIG SET
+ * touches them, under its config_set_lock. The sockets of the set in
+ * force belong to the workers, which alone close them (lset_install). */
+static struct lset *live, *pending;
+
+static struct lset *lset_new(const char *bind, int port) {
+    struct lset *s = hk_calloc(1, sizeof(*s));
+    s->bind = hk_strdup(bind);
+    s->port = port;
+    size_t n = (size_t)server.nworkers;
+    s->n = hk_calloc(n, sizeof(*s->n));
+    s->fd = hk_calloc(n, sizeof(*s->fd));
+    s->tok = hk_calloc(n, sizeof(*s->tok));
+    s->fresh = hk_calloc(n, sizeof(*s->fresh));
+    return s;
+}
+
+/* Free s; with close_fresh, close the sockets it opened itself. */
+static void lset_free(struct lset *s, int close_fresh) {
+    if (!s) return;
+    for (int i = 0; close_fresh && i < server.nworkers; i++)
+        for (int k = 0; k < s->n[i]; k++)
+            if (s->fresh[i][k]) close(s->fd[i][k]);
+    hk_free(s->bind);
+    hk_free(s->n);
+    hk_free(s->fd);
+    hk_free(s->tok);
+    hk_free(s->fresh);
+    hk_free(s);
+}
+
+/* Split a bind list into at most HK_MAX_BIND addresses (pointers into
+ * copy, which the caller frees). */
+static int bind_split(char *copy, char **addrs) {
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(copy, " ", &save); t && n < HK_MAX_BIND; t = strtok_r(NULL, " ", &save)) addrs[n++] = t;
+    return n;
+}
+
+/* The listeners for bind/port: for each worker and address, the socket of
+ * `keep` (the set in force) when it has one for the same address and port,
+ * else a new one. An address written with a leading '-' may fail to bind.
+ * Returns NULL, with what failed in err, when another does (the sockets
+ * opened meanwhile are closed). */
+static struct lset *lset_open(const char *bind, int port, const struct lset *keep, char *err, size_t errsize) {
+    struct lset *s = lset_new(bind, port);
+    if (!port) return s;
+    char *copy = hk_strdup(bind), *kcopy = keep ? hk_strdup(keep->bind) : NULL;
+    char *addrs[HK_MAX_BIND], *kaddrs[HK_MAX_BIND];
+    int naddr = bind_split(copy, addrs), nk = kcopy && keep->port == port ? bind_split(kcopy, kaddrs) : 0;
+    int backlog = (int)CFG(tcp_backlog);
+    for (int i = 0; i < server.nworkers; i++) {
+        for (int a = 0; a < naddr; a++) {
+            int fd = -1;
+            for (int k = 0; k < (nk ? keep->n[i] : 0) && fd < 0; k++)
+                if (!strcmp(kaddrs[keep->tok[i][k]], addrs[a])) fd = keep->fd[i][k];
+            int fresh = fd < 0;
+            if (fresh) {
+                int optional = addrs[a][0] == '-';
+                const char *addr = addrs[a] + optional;
+                char why[200];
+                fd = net_listen_tcp(addr, port, backlog, 1, why, sizeof(why));
+                if (fd < 0 && optional) continue;
+                if (fd < 0) {
+                    snprintf(err, errsize, "%s:%d: %s", addr, port, why);
+                    lset_free(s, 1);
+                    s = NULL;
+                    goto out;
+                }
+            }
+            int k = s->n[i]++;
+            s->fd[i][k] = fd;
+            s->tok[i][k] = a;
+            s->fresh[i][k] = (unsigned char)fresh;
+        }
+    }
+out:
+    hk_free(copy);
+    hk_free(kcopy);
+    return s;
+}
+
+/* On worker w's own thread: make its listeners those of s. A socket it
+ * had and s keeps stays registered; one s drops is closed after what it
+ * had queued is accepted (a connection arriving after that, in the moment
+ * before the close, is refused); a new one is registered. */
+static void lset_install(struct worker *w, const struct lset *s) {
+    int i = w->id, n = s->n[i];
+    for (int k = 0; k < w->nlisten; k++) {
+        int fd = w->listen_fds[k], kept = 0;
+        for (int j = 0; j < n; j++) kept |= s->fd[i][j] == fd;
+        if (kept) continue;
+        while (!accept_one(w, fd, 0)) {
+        }
+        ev_del(w->epfd, fd);
+        close(fd);
+    }
+    for (int k = 0; k < HK_MAX_BIND; k++) listen_src[i][k] = (struct evsrc){SRC_LISTEN, -1};
+    for (int j = 0; j < n; j++) {
+        int fd = s->fd[i][j], had = 0;
+        for (int k = 0; k < w->nlisten; k++) had |= w->listen_fds[k] == fd;
+        w->listen_fds[j] = fd;
+        listen_src[i][j] = (struct evsrc){SRC_LISTEN, fd};
+        if (had) ev_mod(w->epfd, fd, EPOLLIN, &listen_src[i][j]);
+        else ev_add(w->epfd, fd, EPOLLIN, &listen_src[i][j]);
+    }
+    w->nlisten = n;
+}
+
+/* CONFIG SET bind/port (config_set_lock held). The listeners for the bind
+ * and port now configured are opened next to those in force; nothing
+ * changes for the workers until listeners_commit. Setting what is in force
+ * drops a set opened earlier in the same CONFIG SET (its rollback). */
+int listeners_prepare(char *err, size_t errsize) {
+    char *bind = cfg_get_string(&cfg.bind);
+    int port = (int)CFG(port);
+    lset_free(pending, 1);
+    pending = NULL;
+    int ok = 1;
+    if (port != live->port || strcmp(bind, live->bind) != 0) {
+        char why[256];
+        pending = lset_open(bind, port, live, why, sizeof(why));
+        if (!pending) {
+            hk_log(LL_WARNING, "Failed to bind (%s): the listeners in force are kept", why);
+            /* Redis's texts: a new port, or new addresses on the same one. */
+            snprintf(err, errsize, "%s",
+                     port != live->port ? "Unable to listen on this port" : "Failed to bind to specified addresses.");
+            ok = 0;
+        }
+    }
+    hk_free(bind);
+    return ok;
+}
+
+struct lswap {
+    struct lset *s;
+    mail_fn done;
+    void *arg;
+};
+
+static void lswap_each(struct worker *w, void *arg) { lset_install(w, ((struct lswap *)arg)->s); }
+
+static void lswap_done(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    struct lswap *j = g->arg;
+    if (j->done) j->done(w, j->arg);
+    lset_free(j->s, 0);
+    hk_free(j);
+    hk_free(g);
+}
+
+int listeners_commit(mail_fn done, void *arg) {
+    if (!pending) return 0;
+    /* The workers install a copy of the set: `live` must already describe
+     * it for the next CONFIG SET while they catch up (they take their
+     * mail in order). */
+    struct lswap *j = hk_malloc(sizeof(*j));
+    j->s = lset_new(pending->bind, pending->port);
+    for (int i = 0; i < server.nworkers; i++) {
+        j->s->n[i] = pending->n[i];
+        memcpy(j->s->fd[i], pending->fd[i], sizeof(pending->fd[i]));
+    }
+    j->done = done;
+    j->arg = arg;
+    for (int i = 0; i < server.nworkers; i++) memset(pending->fresh[i], 0, sizeof(pending->fresh[i]));
+    lset_free(live, 0);
+    live = pending;
+    pending = NULL;
+    hk_log(LL_NOTICE, "Listening on port %d, bind '%s'", live->port, live->bind);
+    worker_broadcast(lswap_each, lswap_done, j);
+    return 1;
 }
 
 static void open_listeners(void) {
     char *bind = cfg_get_string(&cfg.bind);
-    char *addrs[HK_MAX_BIND];
-    int naddr = 0;
-    for (char *t = strtok(bind, " "); t && naddr < HK_MAX_BIND; t = strtok(NULL, " ")) addrs[naddr++] = t;
     int port = (int)CFG(port);
-    int backlog = (int)CFG(tcp_backlog);
-    for (int i = 0; i < server.nworkers && port; i++) {
-        struct worker *w = &server.workers[i];
-        for (int a = 0; a < naddr; a++) {
-            int optional = addrs[a][0] == '-';
-            const char *addr = addrs[a] + optional;
-            char err[256];
-            int fd = net_listen_tcp(addr, port, backlog, 1, err, sizeof(err));
-            if (fd < 0) {
-                if (optional) continue;
-                hk_log(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s", addr, port, err);
-                exit(1);
-            }
-            w->listen_fds[w->nlisten] = fd;
-            listen_src[i][w->nlisten].kind = SRC_LISTEN;
-            listen_src[i][w->nlisten].fd = fd;
-            ev_add(w->epfd, fd, EPOLLIN, &listen_src[i][w->nlisten]);
-            w->nlisten++;
-        }
+    char err[256];
+    live = lset_open(bind, port, NULL, err, sizeof(err));
+    if (!live) {
+        hk_log(LL_WARNING, "Warning: Could not create server TCP listening socket %s", err);
+        exit(1);
     }
+    for (int i = 0; i < server.nworkers; i++) lset_install(&server.workers[i], live);
+    for (int i = 0; i < server.nworkers; i++) memset(live->fresh[i], 0, sizeof(live->fresh[i]));
     hk_free(bind);
     char *us = cfg_get_string(&cfg.unixsocket);
     if (us[0]) {
-        char err[256];
-        int fd = net_listen_unix(us, (unsigned)CFG(unixsocketperm), backlog, err, sizeof(err));
+        int fd = net_listen_unix(us, (unsigned)CFG(unixsocketperm), (int)CFG(tcp_backlog), err, sizeof(err));
         if (fd < 0) {
             hk_log(LL_WARNING, "Failed opening Unix socket %s: %s", us, err);
             exit(1);
@@ -611,7 +847,7 @@ static void open_listeners(void) {
         server.unix_fd = fd;
         for (int i = 0; i < server.nworkers; i++) ev_add(server.workers[i].epfd, fd, EPOLLIN | EPOLLEXCLUSIVE, &unix_src);
     }
-    int listening = port || us[0];
+    int listening = live->n[0] > 0 || us[0];
     hk_free(us);
     if (!listening) {
         hk_log(LL_WARNING, "Configured to not listen anywhere, exiting.");
@@ -660,10 +896,16 @@ void workers_join(void) {
     for (int i = 0; i < server.nworkers; i++) {
         struct worker *w = &server.workers[i];
         for (int l = 0; l < w->nlisten; l++) close(w->listen_fds[l]);
-        /* Mail posted after the loop ended (a late broadcast) is dropped. */
+        /* Mail posted after the loop ended (a late broadcast, a lazy free
+         * notification) is dropped, and so is any posted from now on. */
+        pthread_mutex_lock(&w->mbox_lock);
+        w->mbox_closed = 1;
         struct mail *m = w->mbox_head;
+        w->mbox_head = w->mbox_tail = NULL;
+        pthread_mutex_unlock(&w->mbox_lock);
         while (m) {
             struct mail *next = m->next;
+            block_drop_mail(m->fn, m->arg);
             hk_free(m);
             m = next;
         }

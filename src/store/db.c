@@ -156,6 +156,59 @@ int shard_lock_abortable(unsigned s) {
     return 1;
 }
 
+_Atomic int ls_escalating;
+
+/* A deadline `ms` milliseconds from now, for pthread_mutex_timedlock. */
+static void deadline_in(struct timespec *ts, long ms) {
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_nsec += ms * 1000 * 1000;
+    while (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+int shard_lock_yielding(unsigned s, int abortable) {
+    pthread_mutex_t *m = &ks.shards[s].lock;
+    if (pthread_mutex_trylock(m) != 0) {
+        for (;;) {
+            if (abortable && atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) return 0;
+            if (atomic_load_explicit(&ls_escalating, memory_order_acquire)) return -1;
+            struct timespec ts;
+            deadline_in(&ts, 2);
+            if (pthread_mutex_timedlock(m, &ts) == 0) break;
+        }
+    }
+    mark_held(s, 1);
+    return 1;
+}
+
+void shard_escalation_wait(void) {
+    while (atomic_load_explicit(&ls_escalating, memory_order_acquire)) {
+        struct timespec ts = {0, 100 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int shard_lock_escalate(unsigned s, long max_ms) {
+    if (shard_trylock(s)) return 1;
+    atomic_fetch_add_explicit(&ls_escalating, 1, memory_order_acq_rel);
+    long long until = hk_mstime() + max_ms;
+    int got = 0;
+    for (;;) {
+        if (pthread_mutex_trylock(&ks.shards[s].lock) == 0) {
+            got = 1;
+            break;
+        }
+        if (hk_mstime() >= until) break;
+        struct timespec ts = {0, 50 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_fetch_sub_explicit(&ls_escalating, 1, memory_order_acq_rel);
+    if (got) mark_held(s, 1);
+    return got;
+}
+
 int shard_trylock(unsigned s) {
     if (pthread_mutex_trylock(&ks.shards[s].lock) != 0) return 0;
     mark_held(s, 1);

@@ -26,7 +26,10 @@
 #define KEVC_NONE 0
 
 /* X(id, name, class, ready): `ready` is 1 when the key may hold a value
- * after the change, so clients blocked on it are worth waking.
+ * after the change, so clients blocked on it are worth waking; 0 when it
+ * may be gone (consumer-group readers are woken to fail, watch.h); 2 when
+ * the value stays and nothing new can be read from it (a consumer group's
+ * bookkeeping): nobody is woken.
  * KEV_EXPIRED through KEV_DEL_EMPTIED are not writes of the command that
  * meets them (db_written counts none of them dirty): a key or hash field
  * reaching its deadline, an eviction, and the "del" of a hash whose last
@@ -91,6 +94,17 @@
     X(KEV_GEORADIUSSTORE, "georadiusstore", KEVC_ZSET, 1)                                                        \
     X(KEV_GEOSEARCHSTORE, "geosearchstore", KEVC_ZSET, 1)                                                        \
     X(KEV_SORTSTORE, "sortstore", KEVC_LIST, 1)                                                                  \
+    /* Streams; KEV_XGROUP_STATE: a group's bookkeeping (no event). */                                           \
+    X(KEV_XADD, "xadd", KEVC_STREAM, 1)                                                                          \
+    X(KEV_XDEL, "xdel", KEVC_STREAM, 1)                                                                          \
+    X(KEV_XTRIM, "xtrim", KEVC_STREAM, 1)                                                                        \
+    X(KEV_XSETID, "xsetid", KEVC_STREAM, 1)                                                                      \
+    X(KEV_XGROUP_CREATE, "xgroup-create", KEVC_STREAM, 2)                                                        \
+    X(KEV_XGROUP_CREATECONSUMER, "xgroup-createconsumer", KEVC_STREAM, 2)                                        \
+    X(KEV_XGROUP_DELCONSUMER, "xgroup-delconsumer", KEVC_STREAM, 2)                                              \
+    X(KEV_XGROUP_DESTROY, "xgroup-destroy", KEVC_STREAM, 0)                                                      \
+    X(KEV_XGROUP_SETID, "xgroup-setid", KEVC_STREAM, 1)                                                          \
+    X(KEV_XGROUP_STATE, NULL, KEVC_NONE, 2)                                                                      \
     X(KEV_FLUSH, NULL, KEVC_NONE, 0)                                                                             \
     X(KEV_SWAPDB, NULL, KEVC_NONE, 1)
 
@@ -104,7 +118,7 @@ enum kev {
 struct kev_info {
     const char *name; /* keyspace-event name; NULL for internal events */
     char cls;         /* notify-keyspace-events class letter */
-    char ready;       /* the key may hold data afterwards */
+    char ready;       /* 1 may hold data afterwards, 0 may be gone, 2 unchanged (above) */
 };
 
 extern const struct kev_info kev_info[KEV_COUNT];

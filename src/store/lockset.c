@@ -30,22 +30,55 @@ void ls_grow(struct lockset *ls) {
 
 unsigned ls_nshards;
 
+/* How long an escalating script tries for a shard before reporting the
+ * conflict (two scripts that need each other's shards). */
+#define LS_ESCALATE_MS 1000
+
+
+/* Take the set in ascending order. The first shard is waited for plainly
+ * (nothing is held yet, so nobody can be waiting on this thread); the
+ * others in slices, backing off while a script escalates (lockset.h).
+ * Returns 1 held, 0 gave up on ls_wait_abort (abortable only). */
+static int acquire_set(struct lockset *ls, int abortable) {
+    unsigned n = ls_count(ls);
+    for (;;) {
+        unsigned i = 0;
+        int r = 1;
+        if (abortable) {
+            if (!shard_lock_abortable(ls_at(ls, 0))) return 0;
+        } else {
+            shard_lock(ls_at(ls, 0));
+        }
+        for (i = 1; i < n; i++) {
+            unsigned s = ls_at(ls, i);
+            if (shard_trylock(s)) continue;
+            r = shard_lock_yielding(s, abortable);
+            if (r != 1) break;
+        }
+        if (i == n) {
+            ls->held = 1;
+            return 1;
+        }
+        while (i-- > 0) shard_unlock(ls_at(ls, i));
+        if (r == 0) return 0;
+        shard_escalation_wait();
+    }
+}
 
 void ls_acquire_slow(struct lockset *ls) {
-    unsigned n = ls_count(ls);
-    for (unsigned i = 0; i < n; i++) shard_lock(ls_at(ls, i));
-    ls->held = 1;
+    if (ls_count(ls) == 0) {
+        ls->held = 1;
+        return;
+    }
+    acquire_set(ls, 0);
 }
 
 int ls_acquire_abortable_slow(struct lockset *ls) {
-    unsigned n = ls_count(ls);
-    for (unsigned i = 0; i < n; i++)
-        if (!shard_lock_abortable(ls_at(ls, i))) {
-            while (i-- > 0) shard_unlock(ls_at(ls, i));
-            return 0;
-        }
-    ls->held = 1;
-    return 1;
+    if (ls_count(ls) == 0) {
+        ls->held = 1;
+        return 1;
+    }
+    return acquire_set(ls, 1);
 }
 
 void ls_release_slow(struct lockset *ls) {
@@ -71,7 +104,7 @@ int ls_extend(struct lockset *ls, unsigned s) {
      * above all we hold cannot close a cycle; below, another thread may
      * hold it while waiting for one of ours. */
     if (ls->n == 0 || s > ls->s[ls->n - 1]) shard_lock(s);
-    else if (!shard_trylock(s)) return 0;
+    else if (!shard_lock_escalate(s, LS_ESCALATE_MS)) return 0;
     ls_add(ls, s);
     /* A set that held nothing holds this shard now: release must free it. */
     ls->held = 1;

@@ -86,6 +86,25 @@ static inline int ls_acquire_abortable(struct lockset *ls) {
     }
     return ls_acquire_abortable_slow(ls);
 }
+/* Escalation. A script that has already written and then needs a shard
+ * below one it holds cannot wait for it plainly: the holder may be a
+ * command taking its set in ascending order that waits for one of the
+ * script's shards. So the script announces itself (ls_escalating) and
+ * polls the shard for a bounded time, and every acquisition that holds
+ * shards while it waits for another (the multi-shard paths of ls_acquire*)
+ * waits in short slices and, seeing an escalation, releases what it holds,
+ * waits for the escalation to end and starts over: it has run nothing yet.
+ * Two escalating scripts that need each other's shards both give up after
+ * the bound and report the conflict. */
+extern _Atomic int ls_escalating;
+/* Lock s in slices: 1 taken; 0 gave up on ls_wait_abort (when abortable);
+ * -1 an escalation is under way (nothing taken). */
+int shard_lock_yielding(unsigned s, int abortable);
+/* Wait until no escalation is under way. */
+void shard_escalation_wait(void);
+/* Take s, announced as an escalation, trying for at most max_ms; 1 taken. */
+int shard_lock_escalate(unsigned s, long max_ms);
+
 /* Unlock them (descending order). */
 void ls_release_slow(struct lockset *ls);
 static inline void ls_release(struct lockset *ls) {

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-void (*wk_signal_hook)(const struct bwaiter *w);
+void (*wk_signal_hook)(struct bwaiter *w, int again);
 void (*wk_dirty_hook)(void *owner);
 _Atomic long long wk_watched_keys;
 
@@ -118,21 +118,59 @@ struct bwaiter *wk_wait(const struct keyref *k, uint64_t cid, int worker, int ki
 }
 
 static void wk_signal(struct bwaiter *w) {
-    if (w->signaled) return;
+    int again = w->signaled;
     w->signaled = 1;
-    if (wk_signal_hook) wk_signal_hook(w);
+    if (wk_signal_hook) wk_signal_hook(w, again);
+}
+
+/* The first waiter with tag on wk, or NULL. */
+static struct bwaiter *first_tagged(const struct wkey *wk, uint64_t tag) {
+    for (struct bwaiter *w = wk->head; w; w = w->next)
+        if (w->tag == tag) return w;
+    return NULL;
+}
+
+void wk_set_tag(const struct keyref *k, uint64_t cid, uint64_t tag) {
+    struct wkey *wk = wk_find(k);
+    if (!wk) return;
+    for (struct bwaiter *w = wk->tail; w; w = w->prev)
+        if (w->cid == cid) {
+            w->tag = tag;
+            return;
+        }
+}
+
+int wk_tag_busy(const struct keyref *k, uint64_t tag, uint64_t cid) {
+    struct wkey *wk = wk_find(k);
+    if (!wk || !wk->nkind[WK_STREAM]) return 0;
+    int busy = 0;
+    for (struct bwaiter *w = wk->head; w; w = w->next) {
+        if (w->cid == cid) return busy;
+        if (w->tag == tag && w->signaled) busy = 1;
+    }
+    return busy;
 }
 
 void wk_leave(unsigned shard, struct bwaiter *w) {
     struct wkey *wk = w->wk;
     int was_first = !wakes_all[w->kind] && wk_first(wk, w->kind) == w;
+    /* A group reader that was woken and goes (served, timed out, gone)
+     * hands what it left to the next reader of its group. */
+    int pass_tag = w->tag && w->signaled && first_tagged(wk, w->tag) == w;
     if (w->prev) w->prev->next = w->next;
     else wk->head = w->next;
     if (w->next) w->next->prev = w->prev;
     else wk->tail = w->prev;
     wk->nkind[w->kind]--;
     if (was_first) {
+        /* Only a key that still holds something has anything to pass on;
+         * a write that fills it later signals the next waiter itself. */
+        struct keyref k = {.db = wk->db, .shard = shard, .key = wk->key, .klen = wk->klen, .hash = wk->hash};
         struct bwaiter *n = wk_first(wk, w->kind);
+        if (n && db_peek(&k)) wk_signal(n);
+    }
+    if (pass_tag) {
+        struct bwaiter *n = first_tagged(wk, w->tag);
         if (n) wk_signal(n);
     }
     hk_free(w);
@@ -153,13 +191,23 @@ static void wake(struct wkey *wk) {
     }
 }
 
+/* The key may be gone: a group reader fails then (NOGROUP, WRONGTYPE),
+ * so it is woken; every other waiter would only wait again. */
+static void wake_group_readers(struct wkey *wk) {
+    if (!wk->nkind[WK_STREAM]) return;
+    for (struct bwaiter *w = wk->head; w; w = w->next)
+        if (w->tag) wk_signal(w);
+}
+
 void wk_touch(struct shard *s, const struct keyref *k, int ready) {
     struct hnode **link = ht_find_link(s->wkeys, k->hash, wk_match, k);
     if (!link) return;
     struct wkey *wk = (struct wkey *)*link;
     wk->version++;
     if (wk->whead) dirty_watchers(wk);
-    if (ready && wk->head) wake(wk);
+    if (!wk->head) return;
+    if (ready == 1) wake(wk);
+    else if (ready == 0) wake_group_readers(wk);
 }
 
 void wk_touch_db(struct shard *s, int db, int ready, int (*exists)(const struct wkey *wk, void *arg), void *arg) {
@@ -173,6 +221,7 @@ void wk_touch_db(struct shard *s, int db, int ready, int (*exists)(const struct 
         if (exists(wk, arg)) {
             wk->version++;
             if (wk->whead) dirty_watchers(wk);
+            if (!ready && wk->head) wake_group_readers(wk);
         }
         if (ready && wk->head) wake(wk);
     }

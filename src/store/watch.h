@@ -41,6 +41,15 @@ struct bwaiter {
     int worker;    /* the client's worker */
     int kind;
     int signaled;  /* a wake-up is on its way; the waiter clears it when it re-runs */
+    /* The server's, under the shard lock like the rest: when the waiter
+     * blocked, on the server's wake-batch clock, and the wake batches its
+     * pending re-run is counted in (see wk_signal_hook). */
+    uint64_t gen;
+    void *batches;
+    /* 0, or a reader's group (a hash of its name, never 0): waiters of one
+     * group on one key take new entries in FIFO order (wk_tag_busy), and
+     * pass the turn to the next of their group when they leave. */
+    uint64_t tag;
 };
 
 /* One WATCH of a key by one transaction (owner: the server's state of
@@ -65,8 +74,10 @@ struct wkey {
 };
 
 /* Set by the server: post a wake-up for waiter w (shard locked; must not
- * block or take a shard lock). */
-extern void (*wk_signal_hook)(const struct bwaiter *w);
+ * block or take a shard lock). Called for every signal: `again` says a
+ * wake-up is already on its way (w->signaled was set), so none is to be
+ * posted, but the writer may still want to count on the pending re-run. */
+extern void (*wk_signal_hook)(struct bwaiter *w, int again);
 /* Set by the server: a key `owner` watches was written (shard locked;
  * may take only leaf locks). */
 extern void (*wk_dirty_hook)(void *owner);
@@ -91,19 +102,32 @@ void wk_unwatch(unsigned shard, struct wwatcher *w);
 struct bwaiter *wk_wait(const struct keyref *k, uint64_t cid, int worker, int kind);
 /* Take w out of its FIFO and free it; where it was the first of its kind
  * and that kind wakes one at a time, the next waiter of the kind is
- * signaled (the data it did not take may serve someone else). Frees the
- * entry when it empties. */
+ * signaled if the key still holds a value (the data it did not take may
+ * serve someone else); likewise a
+ * signaled tagged waiter that was the first of its tag signals the next
+ * one of that tag. Frees the entry when it empties. */
 void wk_leave(unsigned shard, struct bwaiter *w);
 /* First waiter of `kind` on k, or NULL. */
 struct bwaiter *wk_first(const struct wkey *wk, int kind);
 
-/* The write hook's part here (db_written): bump k's version and, when
- * `ready`, wake its waiters by their kinds' rules. */
+/* Group readers (XREADGROUP). wk_set_tag tags client cid's waiter on k
+ * (right after it blocked). wk_tag_busy: is a waiter with `tag` that was
+ * signaled (new entries are on their way to it) queued on k ahead of
+ * client cid's own waiter, or anywhere when cid has none there? Then new
+ * entries are that waiter's to take first. */
+void wk_set_tag(const struct keyref *k, uint64_t cid, uint64_t tag);
+int wk_tag_busy(const struct keyref *k, uint64_t tag, uint64_t cid);
+
+/* The write hook's part here (db_written): bump k's version and wake its
+ * waiters by the event's `ready` (events.h): 1, by their kinds' rules; 0
+ * (the key may be gone), the tagged stream waiters, whose command fails
+ * then (NOGROUP); 2, nobody. */
 void wk_touch(struct shard *s, const struct keyref *k, int ready);
 /* Same for every entry of database db in shard s (FLUSHDB, SWAPDB):
  * `exists(wk, arg)` tells whether the key held a value that the change
  * affects; only those are bumped (a WATCH of a key that was absent and
- * stays absent is not disturbed), and with `ready` all waiters are woken. */
+ * stays absent is not disturbed), and with `ready` all waiters are woken
+ * (without it, the tagged stream waiters of those keys). */
 void wk_touch_db(struct shard *s, int db, int ready, int (*exists)(const struct wkey *wk, void *arg), void *arg);
 
 #endif

@@ -717,17 +717,17 @@ void listv_grow(struct listv *v, size_t add_bytes, unsigned long add_count) {
     v->ql = ql;
 }
 
-void listv_shrink(struct listv *v) {
+/* A quicklist of one packed node within the fill limit divided by `div`
+ * becomes the entry's listpack. */
+static void listv_to_listpack(struct listv *v, unsigned div) {
     struct qlist *ql = v->ql;
     if (ql == &v->tmp) return;
     if (ql->len != 1 || ql->head->plain) return;
     size_t sz;
     unsigned long cnt;
     ql_limits(v->fill, &sz, &cnt);
-    /* Half the limit, so a list at the boundary does not convert back and
-     * forth on every push and pop. */
-    sz /= 2;
-    cnt /= 2;
+    sz /= div;
+    cnt /= div;
     if (ql_node_bytes(ql->head) > sz || ql->count > cnt) return;
     qn_raw(ql->head);
     lpack *lp = ql->head->lp;
@@ -737,6 +737,12 @@ void listv_shrink(struct listv *v) {
     kv_set_enc(v->e, ENC_LISTPACK);
     listv_set_single(v, lp);
 }
+
+/* Half the limit, so a list at the boundary does not convert back and forth
+ * on every push and pop. */
+void listv_shrink(struct listv *v) { listv_to_listpack(v, 2); }
+
+void listv_settle(struct listv *v) { listv_to_listpack(v, 1); }
 
 int listv_after_removal(struct listv *v) {
     if (v->ql->count == 0) {

@@ -201,6 +201,9 @@ void listv_grow(struct listv *v, size_t add_bytes, unsigned long add_count);
  * node of at most half the limit (bytes and count) becomes a listpack
  * again (the entry's encoding changes). Nothing happens to a listpack. */
 void listv_shrink(struct listv *v);
+/* After building a new list in one go (SORT ... STORE): a quicklist of one
+ * non-plain node within the full limit becomes a listpack. */
+void listv_settle(struct listv *v);
 /* Finish the view after a removal. Returns 1 when the list is now empty:
  * the entry then holds an empty value and the caller must delete the key
  * (nothing here does). Otherwise tries listv_shrink, finishes the view and

@@ -5,7 +5,8 @@
 
 const struct type_ops *const type_table[OBJ_TYPE_MAX] = {
     [OBJ_STRING] = &string_type_ops, [OBJ_LIST] = &list_type_ops, [OBJ_SET] = &set_type_ops,
-    [OBJ_ZSET] = &zset_type_ops,     [OBJ_HASH] = &hash_type_ops, [OBJ_VSET] = &vset_type_ops,
+    [OBJ_ZSET] = &zset_type_ops,     [OBJ_HASH] = &hash_type_ops, [OBJ_STREAM] = &stream_type_ops,
+    [OBJ_VSET] = &vset_type_ops,
 };
 
 /* Redis's defaults; the configuration table sets them at start-up. */
@@ -19,4 +20,6 @@ struct type_limits type_limits = {
     .set_max_intset_entries = 512,
     .set_max_listpack_entries = 128,
     .set_max_listpack_value = 64,
+    .stream_node_max_bytes = 4096,
+    .stream_node_max_entries = 100,
 };

@@ -74,7 +74,7 @@ static inline int pre_change_pending(const struct pre_change *pc) { return pc &&
 extern const struct type_ops *const type_table[OBJ_TYPE_MAX];
 
 extern const struct type_ops string_type_ops, list_type_ops, set_type_ops, zset_type_ops, hash_type_ops,
-    vset_type_ops;
+    stream_type_ops, vset_type_ops;
 
 /* Encoding thresholds, as Redis names them. The configuration table
  * (CONFIG GET/SET) points at these atomics; the types read them. */
@@ -83,6 +83,7 @@ struct type_limits {
     _Atomic long long zset_max_listpack_entries, zset_max_listpack_value;
     _Atomic long long list_max_listpack_size, list_compress_depth;
     _Atomic long long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+    _Atomic long long stream_node_max_bytes, stream_node_max_entries;
 };
 extern struct type_limits type_limits;
 #define TLIM(field) atomic_load_explicit(&type_limits.field, memory_order_relaxed)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Run real client libraries (ioredis, node-redis, redis-py, python-rq)
-# against a server this script starts: a fresh one per suite, on a free
-# loopback port.
+# Run real client libraries (ioredis, node-redis, BullMQ, redis-py,
+# python-rq) against a server this script starts: a fresh one per suite, on
+# a free loopback port.
 #
 #   tests/clients/run.sh [SERVER_BIN]   test hotkv-server (default build/hotkv-server)
 #   tests/clients/run.sh --redis        run the same suites against redis-server
@@ -13,7 +13,11 @@
 # the Python suites still run.
 #
 # CLIENT_SUITES="ioredis rq" limits the run to some of the suites:
-# ioredis, node-redis, redis-py, rq.
+# ioredis, node-redis, bullmq, redis-py, rq.
+#
+# HotKV runs with --threads 2, except for the suites listed in
+# suite_threads below (bullmq: 4, so its workers' connections are served by
+# several threads).
 #
 # Exit status: 0 when every suite that ran passed (and at least one ran),
 # 1 otherwise, 2 on bad usage or a missing server binary.
@@ -23,7 +27,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-120}
-ALL_SUITES="ioredis node-redis redis-py rq"
+ALL_SUITES="ioredis node-redis bullmq redis-py rq"
 SUITES=${CLIENT_SUITES:-$ALL_SUITES}
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
@@ -42,6 +46,12 @@ for s in $SUITES; do
   case " $ALL_SUITES " in *" $s "*) ;; *) echo "run.sh: unknown suite '$s' (have: $ALL_SUITES)" >&2; exit 2 ;; esac
 done
 wants() { case " $SUITES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+suite_threads() { # HotKV's --threads for suite $1
+  case "$1" in
+    bullmq) echo 4 ;;
+    *) echo 2 ;;
+  esac
+}
 
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -75,7 +85,7 @@ if [ "$target" = hotkv ]; then
     echo "run.sh: no server binary at $bin (build it first, e.g. make)" >&2
     exit 2
   fi
-  server_desc="hotkv-server ($bin, --threads 2)"
+  server_desc="hotkv-server ($bin)"
   bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 fi
 
@@ -123,7 +133,8 @@ start_server() { # start_server NAME: sets SERVER_PORT, SERVER_PID, SERVER_LOG
     (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no \
       --dir "$dir" --daemonize no) >"$SERVER_LOG" 2>&1 &
   else
-    (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --threads 2) >"$SERVER_LOG" 2>&1 &
+    (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --threads "$(suite_threads "$1")") \
+      >"$SERVER_LOG" 2>&1 &
   fi
   SERVER_PID=$!
   for _ in $(seq 1 100); do
@@ -156,7 +167,9 @@ run_suite() { # run_suite NAME DIR CMD...: a fresh server, the command, the verd
   local name=$1 dir=$2
   shift 2
   echo
-  echo "=== $name against $server_desc ==="
+  local how=""
+  [ "$target" = hotkv ] && how=", --threads $(suite_threads "$name")"
+  echo "=== $name against $server_desc$how ==="
   # A port taken between choosing it and binding it: try another.
   local tries=0
   until start_server "$name"; do
@@ -191,7 +204,7 @@ run_suite() { # run_suite NAME DIR CMD...: a fresh server, the command, the verd
 # ------------------------------------------------------------ node suites
 
 node_suites=""
-for s in ioredis node-redis; do wants "$s" && node_suites="$node_suites $s"; done
+for s in ioredis node-redis bullmq; do wants "$s" && node_suites="$node_suites $s"; done
 
 prepare_node() { # prints a reason and returns 1 to skip, 2 to fail
   if ! command -v npm >/dev/null || ! command -v node >/dev/null; then

@@ -174,6 +174,8 @@ def test_key_specs_resp3_maps(conn3):
 MOVABLE = {b"zunion", b"zinter", b"zdiff", b"zunionstore", b"zinterstore", b"zdiffstore", b"zintercard",
            b"zmpop", b"bzmpop", b"sintercard", b"lmpop", b"blmpop", b"georadius", b"georadiusbymember",
            b"sort", b"sort_ro", b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro"}
+MOVABLE |= {b"msetex"}  # Redis 8.4: a keynum spec whose keys are every other argument
+MOVABLE |= {b"xread", b"xreadgroup"}  # keys after the STREAMS keyword
 
 
 def test_movablekeys_exact(conn):
@@ -274,15 +276,19 @@ def test_docs_get_exact(conn):
 
 def test_docs_set_tree(conn):
     doc = pairs(conn.cmd("COMMAND", "DOCS", "set")[1])
-    assert [h[0] for h in doc[b"history"]] == [b"2.6.12", b"6.0.0", b"6.2.0", b"7.0.0"]
+    assert [h[0] for h in doc[b"history"]] == [b"2.6.12", b"6.0.0", b"6.2.0", b"7.0.0", b"8.4.0"]
     args = [pairs(a) for a in doc[b"arguments"]]
     assert [a[b"name"] for a in args] == [b"key", b"value", b"condition", b"get", b"expiration"]
     cond = args[2]
     assert cond[b"type"] == b"oneof" and cond[b"flags"] == ["optional"] and cond[b"since"] == b"2.6.12"
     assert b"display_text" not in cond
-    assert cond[b"arguments"] == [
+    assert cond[b"arguments"][:2] == [
         [b"name", b"nx", b"type", b"pure-token", b"display_text", b"nx", b"token", b"NX"],
         [b"name", b"xx", b"type", b"pure-token", b"display_text", b"xx", b"token", b"XX"]]
+    # Redis 8.4's compare-and-set conditions.
+    assert [(a[b"name"], a[b"token"], a[b"since"]) for a in map(pairs, cond[b"arguments"][2:])] == [
+        (b"ifeq-value", b"IFEQ", b"8.4.0"), (b"ifne-value", b"IFNE", b"8.4.0"),
+        (b"ifdeq-digest", b"IFDEQ", b"8.4.0"), (b"ifdne-digest", b"IFDNE", b"8.4.0")]
     exp = [pairs(a) for a in args[4][b"arguments"]]
     assert [(a[b"name"], a.get(b"token")) for a in exp] == [
         (b"seconds", b"EX"), (b"milliseconds", b"PX"), (b"unix-time-seconds", b"EXAT"),
@@ -359,8 +365,9 @@ def test_every_command_has_docs_matching_its_key_specs(conn):
 
 # Commands whose argument trees are the same in Redis 7.0 and 8.0 (7.2
 # renamed compound argument names such as ZADD's score_member to data and
-# added display_text, which 7.0 does not send).
-SAME_DOCS = ["get", "set", "getex", "append", "lpush", "lpos", "lmove", "blmpop", "lmpop", "zunion",
+# added display_text, which 7.0 does not send). SET is not: 8.4 added its
+# IF* conditions.
+SAME_DOCS = ["get", "getex", "append", "lpush", "lpos", "lmove", "blmpop", "lmpop", "zunion",
              "zinterstore", "zpopmin", "sintercard", "srandmember", "expire", "scan", "copy", "object|freq",
              "memory|usage", "config|get", "geopos", "geohash", "pfcount", "hrandfield", "hincrbyfloat",
              "lcs", "info", "flushall", "auth", "select", "swapdb", "debug", "getset",

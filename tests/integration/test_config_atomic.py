@@ -70,7 +70,8 @@ def test_a_failed_apply_restores_everything(cfg):
 def test_names_are_checked_before_any_value(cfg):
     assert cfg.cmd("CONFIG", "SET", "timeout", "1", "nosuch", "2") == unknown("nosuch")
     assert cfg.cmd("CONFIG", "SET", "nosuch", "2", "port", "1") == unknown("nosuch")
-    assert cfg.cmd("CONFIG", "SET", "timeout", "1", "port", "1") == failed("port", "can't set immutable config")
+    assert cfg.cmd("CONFIG", "SET", "timeout", "1", "databases", "4") == failed("databases",
+                                                                            "can't set immutable config")
     assert cfg.cmd("CONFIG", "SET", "daemonize", "yes", "nosuch", "1") == failed(
         "daemonize", "can't set immutable config")
     # A bad value before a bad name: the name wins, as names are checked first.

@@ -1460,3 +1460,58 @@ def test_server_stays_up_after_scripts(server):
     s.sendall(encode("PING"))
     assert s.recv(100) == b"+PONG\r\n"
     s.close()
+
+
+def test_script_reaching_undeclared_keys_after_writing(new_server):
+    """A script learned to stay within its KEYS (its first runs did) later
+    writes its declared key and then keys it builds itself, as job-queue
+    scripts do (a lock key named after the job). Under contention from
+    multi-key commands and other such scripts on every thread, the shard it
+    needs below one it holds is taken by escalation, never refused: no
+    error, and every write lands."""
+    srv = new_server(threads=4)
+    ctl = srv.conn(timeout=30)
+    body = ("redis.call('INCR', KEYS[1]) "
+            "if ARGV[1] == '0' then return 0 end "
+            "for i = 1, 6 do redis.call('INCR', 'lock:' .. ARGV[1] .. ':' .. i) end "
+            "return 1")
+    sha = ctl.cmd("SCRIPT", "LOAD", body)
+    # Learning runs: declared keys only.
+    for i in range(20):
+        assert ctl.cmd("EVALSHA", sha, 1, "q:%d" % i, "0") == 0
+    nscripters, nwriters, rounds = 8, 6, 60
+    errors = []
+
+    def scripter(idx):
+        def run():
+            c = srv.conn(timeout=30)
+            try:
+                for i in range(rounds):
+                    rep = c.cmd("EVALSHA", sha, 1, "q:%d" % (i % 20), str(i % 7 + 1))
+                    if rep != 1:
+                        errors.append(rep)
+            finally:
+                c.close()
+        return run
+
+    def writer(idx):
+        def run():
+            c = srv.conn(timeout=30)
+            try:
+                for i in range(rounds):
+                    keys = ["lock:%d:%d" % (j % 7 + 1, j % 6 + 1) for j in range(idx, idx + 12)]
+                    rep = c.cmd("MSET", *[x for k in keys for x in (k + ":w", i)])
+                    if rep != "OK":
+                        errors.append(rep)
+                    c.cmd("MGET", *["q:%d" % j for j in range(20)] + keys)
+            finally:
+                c.close()
+        return run
+
+    run_threads([scripter(i) for i in range(nscripters)] + [writer(i) for i in range(nwriters)])
+    assert not errors, errors[:3]
+    total = sum(int(v) for v in ctl.cmd("MGET", *["q:%d" % i for i in range(20)]))
+    assert total == 20 + nscripters * rounds
+    locks = sum(int(v or 0) for v in ctl.cmd("MGET", *["lock:%d:%d" % (a, b) for a in range(1, 8)
+                                                      for b in range(1, 7)]))
+    assert locks == nscripters * rounds * 6

@@ -134,10 +134,15 @@ static void test_flush_and_swapdb(void) {
     unlock_all();
 }
 
-/* The wake-up hook records who was signaled, in order. */
+/* The wake-up hook records who was signaled, in order; a waiter already
+ * signaled is reported again (`again`: its pending re-run counts for the
+ * new write too) but not recorded twice. */
 static uint64_t woken[32];
-static int nwoken;
-static void record(const struct bwaiter *w) { woken[nwoken++] = w->cid; }
+static int nwoken, nagain;
+static void record(struct bwaiter *w, int again) {
+    if (again) nagain++;
+    else woken[nwoken++] = w->cid;
+}
 
 static int was_woken(uint64_t cid) {
     for (int i = 0; i < nwoken; i++)
@@ -160,13 +165,16 @@ static void test_wake_rules(void) {
     db_written(&k, KEV_DEL);
     CHECK_EQ_LL(nwoken, 0);
     /* A push: the first list waiter, the first sorted-set waiter, and
-     * every stream reader. */
-    db_written(&k, KEV_RPUSH);
+     * every stream reader. (The key holds a value from here on, so a
+     * waiter that leaves has something to pass on.) */
+    put(&k, "v", -1);
     CHECK_EQ_LL(nwoken, 4);
     CHECK(was_woken(1) && !was_woken(2) && was_woken(3) && was_woken(4) && was_woken(5));
-    /* Already signaled waiters are not signaled again. */
+    /* Already signaled waiters are not signaled again, only told. */
+    nagain = 0;
     db_written(&k, KEV_RPUSH);
     CHECK_EQ_LL(nwoken, 4);
+    CHECK_EQ_LL(nagain, 4);
     /* The first list waiter leaves (served): the turn passes to the next. */
     wk_leave(k.shard, l1);
     CHECK_EQ_LL(nwoken, 5);
@@ -177,6 +185,7 @@ static void test_wake_rules(void) {
     db_written(&k, KEV_ZADD);
     CHECK_EQ_LL(woken[nwoken - 1], 3);
     /* Everyone leaves: the key's entry goes. */
+    db_delete(&k, 0, KEV_DEL);
     struct wkey *wk = wk_find(&k);
     while (wk && wk->head) {
         wk_leave(k.shard, wk->head);
@@ -196,14 +205,29 @@ static void test_fifo_order(void) {
     shard_lock(k.shard);
     struct bwaiter *w[5];
     for (int i = 0; i < 5; i++) w[i] = wk_wait(&k, (uint64_t)(10 + i), 0, WK_LIST);
-    /* Each served waiter hands over to the next, in arrival order. */
-    db_written(&k, KEV_LPUSH);
+    /* Each served waiter hands over to the next, in arrival order, while
+     * the key holds something to serve. */
+    put(&k, "v", -1);
     for (int i = 0; i < 5; i++) {
         CHECK_EQ_LL(woken[i], 10 + i);
         wk_leave(k.shard, w[i]);
     }
     CHECK_EQ_LL(nwoken, 5);
     CHECK(wk_find(&k) == NULL);
+    db_delete(&k, 0, KEV_DEL);
+    /* An empty key has nothing to pass on: a leaving first waiter wakes
+     * nobody (the write that fills the key will). */
+    nwoken = 0;
+    struct bwaiter *a = wk_wait(&k, 20, 0, WK_LIST);
+    wk_wait(&k, 21, 0, WK_LIST);
+    wk_leave(k.shard, a);
+    CHECK_EQ_LL(nwoken, 0);
+    put(&k, "v", -1);
+    CHECK_EQ_LL(nwoken, 1);
+    CHECK_EQ_LL(woken[0], 21);
+    wk_leave(k.shard, wk_find(&k)->head);
+    CHECK(wk_find(&k) == NULL);
+    db_delete(&k, 0, KEV_DEL);
     shard_unlock(k.shard);
     wk_signal_hook = NULL;
 }
