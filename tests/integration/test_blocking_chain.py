@@ -276,6 +276,11 @@ def test_waiter_leaves_while_its_wakeup_is_pending(srv, admin, how):
         w.close()
         admin.delete("p1", "p2", "p3")
         wait_blocked(admin, 0)
+    if not inherited and how == "timeout":
+        # Every round's element arrived and nothing was left in transit
+        # (checked above); only the interleaving aimed at did not happen:
+        # a slow (sanitizer) build handled the wake-up before the timeout.
+        pytest.skip("the timeout never fired before the wake-up was handled")
     assert inherited, "x never left before its wake-up was handled"
 
 
