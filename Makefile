@@ -139,7 +139,7 @@ test:
 	@$(MAKE) --no-print-directory SANITIZER=address test-unit
 	@$(MAKE) --no-print-directory SANITIZER=address test-integration
 
-# Real client libraries (ioredis, node-redis, redis-py, python-rq) through
+# Real client libraries (ioredis, node-redis, redis-py, python-rq, bullmq) through
 # their own APIs; installs what they need (apt-get, npm ci).
 test-clients: $(BUILD)/hotkv-server
 	tests/clients/run.sh $(BUILD)/hotkv-server
