@@ -114,13 +114,9 @@ void cmd_xadd(struct cmd_ctx *c) {
             nid.ms = (uint64_t)c->now_ms;
             nid.seq = 0;
         } else {
+            /* last is not the greatest id (checked above). */
             nid = last;
-            if (nid.seq == UINT64_MAX) {
-                nid.ms++;
-                nid.seq = 0;
-            } else {
-                nid.seq++;
-            }
+            streamid_incr(&nid);
         }
     } else if (!seq_given && id.ms == last.ms) {
         if (last.seq == UINT64_MAX) {

@@ -125,37 +125,6 @@ void shard_lock(unsigned s) {
 }
 
 _Atomic int ls_wait_abort;
-
-int shard_lock_abortable(unsigned s) {
-    pthread_mutex_t *m = &ks.shards[s].lock;
-    if (pthread_mutex_trylock(m) != 0) {
-        if (!atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) {
-#ifdef HK_LOCK_STATS
-            shard_lock(s);
-            return 1;
-#else
-            /* Wait in slices, so that a script turning busy meanwhile is
-             * noticed. */
-            for (;;) {
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 20 * 1000 * 1000;
-                if (ts.tv_nsec >= 1000000000L) {
-                    ts.tv_sec++;
-                    ts.tv_nsec -= 1000000000L;
-                }
-                if (pthread_mutex_timedlock(m, &ts) == 0) break;
-                if (atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) return 0;
-            }
-#endif
-        } else {
-            return 0;
-        }
-    }
-    mark_held(s, 1);
-    return 1;
-}
-
 _Atomic int ls_escalating;
 
 /* A deadline `ms` milliseconds from now, for pthread_mutex_timedlock. */
@@ -168,20 +137,34 @@ static void deadline_in(struct timespec *ts, long ms) {
     }
 }
 
-int shard_lock_yielding(unsigned s, int abortable) {
+/* Take shard s, waiting in slices of slice_ms and looking between them:
+ * 0 when `abortable` and a script turned busy (ls_wait_abort), -1 when
+ * `yields` and a script escalates (lockset.h), 1 once s is held. */
+static int lock_sliced(unsigned s, long slice_ms, int abortable, int yields) {
     pthread_mutex_t *m = &ks.shards[s].lock;
     if (pthread_mutex_trylock(m) != 0) {
+#ifdef HK_LOCK_STATS
+        long long t0 = lock_clock_ns();
+#endif
         for (;;) {
             if (abortable && atomic_load_explicit(&ls_wait_abort, memory_order_relaxed)) return 0;
-            if (atomic_load_explicit(&ls_escalating, memory_order_acquire)) return -1;
+            if (yields && atomic_load_explicit(&ls_escalating, memory_order_acquire)) return -1;
             struct timespec ts;
-            deadline_in(&ts, 2);
+            deadline_in(&ts, slice_ms);
             if (pthread_mutex_timedlock(m, &ts) == 0) break;
         }
+#ifdef HK_LOCK_STATS
+        SINK(lock_contended, 1);
+        SINK(lock_wait_ns, (unsigned long long)(lock_clock_ns() - t0));
+#endif
     }
     mark_held(s, 1);
     return 1;
 }
+
+int shard_lock_abortable(unsigned s) { return lock_sliced(s, 20, 1, 0); }
+
+int shard_lock_yielding(unsigned s, int abortable) { return lock_sliced(s, 2, abortable, 1); }
 
 void shard_escalation_wait(void) {
     while (atomic_load_explicit(&ls_escalating, memory_order_acquire)) {
