@@ -3,8 +3,11 @@
 #
 # For each server (HotKV, redis-server single-threaded, redis-server with
 # --io-threads N), one after the other and pinned to the server CPUs, runs
-# `hotkv-bench --pubsub` at fixed total publish rates stepping up, for two
-# subscriber counts: publishers send PUBLISH on a fixed schedule with the
+# `hotkv-bench --pubsub` at fixed total publish rates stepping up, for each
+# subscriber count. By default every subscriber has a channel of its own
+# and the publishers go round the channels, so each message reaches exactly
+# one subscriber (--channels N shares channels instead). Publishers send
+# PUBLISH on a fixed schedule with the
 # scheduled send time in the payload, subscribers record receive time minus
 # that time. A step is held when the achieved publish rate is >= 97% of the
 # requested one and >= 97% of the expected messages were delivered;
@@ -19,16 +22,16 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 servers="hotkv redis redis-io"
-rates="1000,2000,5000,10000,20000,40000,60000,80000,100000"
-subscribers="1,10"
-publishers=1
-channels=1
-payload=64
+rates="1000,2000,5000,10000,20000,40000,60000,80000,100000,150000,200000"
+subscribers="10,100"
+publishers=10
+channels=per-subscriber
+payload=128
 step=2
 warmup=1
 io_threads=2
 redis_io_cpus=""
-hotkv_threads=1
+hotkv_threads=""
 held_pct=97
 retries=0
 
@@ -43,7 +46,8 @@ Pub/sub delivery latency at fixed publish rates, HotKV vs redis-server (see benc
                        (default $rates)
   --subscribers LIST   subscriber counts, comma separated (default $subscribers)
   --publishers N       publisher connections (default $publishers)
-  --channels N         channels (default $channels)
+  --channels N         channels shared by the subscribers (default $channels: as many
+                       channels as subscribers, each message to one subscriber)
   --payload N          message size in bytes (default $payload)
   --step-seconds SEC   measured seconds per step (default $step)
   --warmup SEC         unrecorded seconds before each step (default $warmup)
@@ -51,10 +55,10 @@ Pub/sub delivery latency at fixed publish rates, HotKV vs redis-server (see benc
                        calling it NS (default $retries: the first miss stops the sweep)
   --io-threads N       redis-server --io-threads of the redis-io server (default $io_threads)
   --redis-io-cpus LIST taskset -c list for the redis-io server (default: --server-cpus)
-  --hotkv-threads N    hotkv-server --threads (default $hotkv_threads)
+  --hotkv-threads N    hotkv-server --threads (default: number of server CPUs)
 $(lib_common_usage ps_sweep)
-  --published          the published sizes: --subscribers 1,50 --publishers 8
-                       --channels 8 --step-seconds 20 --warmup 5
+  --published          the published sizes: --subscribers 100,1000 --publishers 50
+                       --step-seconds 20 --warmup 5
   -h, --help           this text
 EOF
 }
@@ -73,7 +77,7 @@ while [ $# -gt 0 ]; do
         --io-threads) io_threads=$2; shift 2 ;;
         --redis-io-cpus) redis_io_cpus=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
-        --published) subscribers="1,50"; publishers=8; channels=8; step=20; warmup=5; shift ;;
+        --published) subscribers="100,1000"; publishers=50; step=20; warmup=5; shift ;;
         -h|--help) usage; exit 0 ;;
         *) if lib_common_opt "$1" "${2:-}"; then shift 2
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
@@ -83,6 +87,8 @@ for s in $servers; do
     case $s in hotkv|redis|redis-io) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
 done
 [ -n "$redis_io_cpus" ] || redis_io_cpus=$SERVER_CPUS
+[ -n "$hotkv_threads" ] || hotkv_threads=$(lib_cpu_count "$SERVER_CPUS")
+case $channels in per-subscriber|[1-9]*) ;; *) echo "bad --channels $channels" >&2; exit 2 ;; esac
 rates=${rates//,/ }
 subscribers=${subscribers//,/ }
 
@@ -97,7 +103,7 @@ declare -A CELL MAXHELD NA
 error_notes=""
 
 sweep_server() {
-    local s=$1 m r json line ach pub del exp p50 p90 p99 p999 max err ferr held
+    local s=$1 m r json line ach pub del exp p50 p90 p99 p999 max err ferr held k
     local -a extra
     lib_start_sweep_server "$s"
     if ! lib_probe "$s" PUBLISH bench:probe x; then
@@ -110,6 +116,7 @@ sweep_server() {
     [ "$warmup" = 0 ] || extra=(--warmup "$warmup")
     for m in $subscribers; do
         MAXHELD[$s,$m]="-"
+        k=$(chans_for "$m")
         for r in $rates; do
             # a step that is not held is run again up to --retries times
             for a in $(seq 0 "$retries"); do
@@ -117,7 +124,7 @@ sweep_server() {
                 json="$RESULTS/raw/$s-s$m-r$r.json"
                 [ "$a" = 0 ] || json="$RESULTS/raw/$s-s$m-r$r-retry$a.json"
                 if ! lib_bench "$s" "$json" --pubsub --rate "$r" -d "$step" "${extra[@]}" \
-                         --publishers "$publishers" --subscribers "$m" --channels "$channels" \
+                         --publishers "$publishers" --subscribers "$m" --channels "$k" \
                          --payload "$payload"; then
                     CELL[$s,$m,$r]="FAIL"
                     kill -0 "${SRV_PID[$s]}" 2>/dev/null || { lib_log "$(label_of "$s") died"; break 3; }
@@ -149,6 +156,14 @@ sweep_server() {
     lib_stop_server "$s"
 }
 
+# Channels for m subscribers: one each, or the --channels count.
+chans_for() {
+    if [ "$channels" = per-subscriber ]; then echo "$1"; else echo "$channels"; fi
+}
+
+# Subscribers need descriptors in the generator; the servers inherit it.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
 for s in $servers; do sweep_server "$s"; done
 
 # Markdown cells of one step: "p50 | p99", "NS (achieved) | -", "n/a | n/a", "-" when not run.
@@ -171,7 +186,7 @@ have_gp=0
 lib_have_gnuplot && have_gp=1
 for m in $subscribers; do
     {
-        echo "### $m subscriber(s), $publishers publisher(s), $channels channel(s)"
+        echo "### $m subscriber(s), $publishers publisher(s), $(chans_for "$m") channel(s), ${payload}-byte payloads"
         echo
         hdr="| publish rate msg/s |"; sep="|---:|"
         for s in $servers; do hdr+=" $(label_of "$s") p50 µs | p99 µs |"; sep+="---:|---:|"; done
@@ -187,7 +202,7 @@ for m in $subscribers; do
         echo
     } >> "$tables"
     if [ "$have_gp" = 1 ] && lib_plot_p99 "ps-s$m" "$m" \
-           "pub/sub delivery p99 vs publish rate: $m subscriber(s), $publishers publisher(s), $channels channel(s), ${payload}-byte messages, held steps only" \
+           "pub/sub delivery p99 vs publish rate: $m subscriber(s), $publishers publisher(s), $(chans_for "$m") channel(s), ${payload}-byte messages, held steps only" \
            "publish rate (messages/s)" "p99 delivery latency (µs)"; then
         plots+=" ps-s$m.png"
     fi
@@ -211,7 +226,7 @@ done
 [ -s "$RESULTS/gnuplot.err" ] || rm -f "$RESULTS/gnuplot.err"
 
 lib_sweep_report "Pub/sub delivery latency: HotKV vs Redis" \
-    "\`hotkv-bench --pubsub\`: $publishers publisher(s) at a fixed total publish rate, $channels channel(s), $payload-byte payloads carrying the scheduled send time; latency = receive time - scheduled publish time; steps of $step s after $warmup s warmup; rates: $rates msg/s" \
+    "\`hotkv-bench --pubsub\`: $publishers publisher(s) at a fixed total publish rate, channels: $([ "$channels" = per-subscriber ] && echo "one per subscriber (each message to one subscriber)" || echo "$channels shared"), $payload-byte payloads carrying the scheduled send time; latency = receive time - scheduled publish time; steps of $step s after $warmup s warmup; rates: $rates msg/s" \
     "subscriber counts: $subscribers" \
     "a step is held when the achieved publish rate is >= $held_pct% of requested and >= $held_pct% of the expected deliveries arrived; otherwise \`NS (achieved msg/s)\` and the sweep stops for that server and subscriber count (after $retries retries of the step); \`-\`: not run; n/a: no pub/sub (\"ERR unknown command\" to PUBLISH)" \
     "plots (p99 of held steps vs rate):${plots:- none}" \

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -702,8 +703,9 @@ static void report(struct totals *T) {
     if (O.mode == MODE_PUBSUB) {
         fprintf(tf, "pubsub: %d publishers, %d subscribers, %d channels, %d-byte payloads\n", O.publishers,
                 O.subscribers, O.channels, O.payload);
-        fprintf(tf, "messages: %llu published, %llu delivered of %llu expected\n", (unsigned long long)T->published,
-                (unsigned long long)T->delivered_rec, (unsigned long long)T->expected_rec);
+        fprintf(tf, "messages: %llu published, %llu delivered of %llu expected, %.1f deliveries/s\n",
+                (unsigned long long)T->published, (unsigned long long)T->delivered_rec,
+                (unsigned long long)T->expected_rec, (double)T->delivered_rec / T->window_s);
     } else {
         for (int i = 0; i < O.ntmpl; i++) fprintf(tf, "template: %s\n", tmpl_source(O.tmpl[i]));
     }
@@ -789,10 +791,11 @@ static void report(struct totals *T) {
         fprintf(f,
                 "{\"publishers\": %d, \"subscribers\": %d, \"channels\": %d, \"payload\": %d, \"published\": %llu, "
                 "\"delivered\": %llu, \"expected\": %llu, \"delivered_total\": %llu, \"expected_total\": %llu, "
-                "\"publish_latency_us\": ",
+                "\"deliveries_per_s\": %.3f, \"publish_latency_us\": ",
                 O.publishers, O.subscribers, O.channels, O.payload, (unsigned long long)T->published,
                 (unsigned long long)T->delivered_rec, (unsigned long long)T->expected_rec,
-                (unsigned long long)T->delivered, (unsigned long long)T->expected);
+                (unsigned long long)T->delivered, (unsigned long long)T->expected,
+                (double)T->delivered_rec / T->window_s);
         lat_fields(f, &T->all, 1);
         fputc('}', f);
     } else {
@@ -921,6 +924,20 @@ static void parse_args(int argc, char **argv) {
 
 /* ---- main ---- */
 
+/* Thousands of subscribers need more descriptors than the usual soft
+ * limit of 1024: raise it as far as the hard limit allows, and say so
+ * before connecting when that is still too few. */
+static void raise_fd_limit(int conns) {
+    struct rlimit rl;
+    rlim_t want = (rlim_t)conns + (rlim_t)O.threads + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want) return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (rl.rlim_cur < want)
+        die("%d connections need %llu file descriptors; the hard limit is %llu (ulimit -Hn)", conns,
+            (unsigned long long)want, (unsigned long long)rl.rlim_max);
+}
+
 int main(int argc, char **argv) {
     parse_args(argc, argv);
     signal(SIGPIPE, SIG_IGN);
@@ -929,6 +946,7 @@ int main(int argc, char **argv) {
 
     int ncmd = O.mode == MODE_PUBSUB ? 0 : O.threads * O.conns;
     int total = O.mode == MODE_PUBSUB ? O.publishers + O.subscribers : ncmd;
+    raise_fd_limit(total);
     workers = calloc((size_t)O.threads, sizeof(*workers));
     for (int t = 0; t < O.threads; t++) {
         workers[t].id = t;

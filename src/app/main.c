@@ -10,6 +10,7 @@
 #include "../server/blocking.h"
 #include "../server/config.h"
 #include "../server/journal.h"
+#include "../server/pubsub.h"
 #include "../server/lazyfree.h"
 #include "../server/server.h"
 #include "../store/db.h"
@@ -117,6 +118,7 @@ int main(int argc, char **argv) {
     atomic_store(&server.active_expire_enabled, 1);
     ks_init((int)CFG(databases), shards);
     journal_init(threads);
+    pubsub_init(threads);
 
     struct utsname un;
     uname(&un);

@@ -57,14 +57,17 @@ static int parse_bit_offset(struct cmd_ctx *c, const hk_slice *a, int bits, uint
 /* The value of key argv[1] as a raw string at least `minlen` bytes long
  * (zero padded), created when absent; for the bit writers. Returns NULL
  * after WRONGTYPE. *grown is set when the key was created or lengthened,
- * which is a write reported here as "setbit"; changing bits of what was
- * already there is the caller's to report (before it changes them). */
-static struct rawstr *bit_target(struct cmd_ctx *c, const struct keyref *k, size_t minlen, int *grown) {
+ * which is a write reported here as `ev` (SETBIT: "setbit"; BITFIELD
+ * passes KEV_NONE, as Redis reports its write only once an operation
+ * changed something, though a new key still says "new"); changing bits
+ * of what was already there is the caller's to report (before it
+ * changes them). */
+static struct rawstr *bit_target(struct cmd_ctx *c, const struct keyref *k, size_t minlen, int ev, int *grown) {
     struct kv *e = lookup_write(c, k);
     if (e && !check_type(c, e, OBJ_STRING)) return NULL;
     struct rawstr *s;
     if (!e) {
-        db_put(k, strval_new_zeroed(k, minlen, &s), KEV_SETBIT);
+        db_put(k, strval_new_zeroed(k, minlen, &s), ev);
         *grown = 1;
         return s;
     }
@@ -72,7 +75,7 @@ static struct rawstr *bit_target(struct cmd_ctx *c, const struct keyref *k, size
      * then the growth, reported first. */
     s = strval_unshare(k, &e, minlen);
     *grown = s->len < minlen;
-    if (*grown) db_written(k, KEV_SETBIT);
+    if (*grown) db_written(k, ev);
     rawstr_growzero(s, minlen);
     return s;
 }
@@ -103,7 +106,7 @@ void cmd_setbit(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 1, &k);
     int grown;
-    struct rawstr *s = bit_target(c, &k, (size_t)(off >> 3) + 1, &grown);
+    struct rawstr *s = bit_target(c, &k, (size_t)(off >> 3) + 1, KEV_SETBIT, &grown);
     if (!s) return;
     unsigned char *byte = (unsigned char *)s->buf + (off >> 3);
     unsigned char mask = (unsigned char)(1u << (7 - (off & 7)));
@@ -547,7 +550,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
     const unsigned char *rp;
     unsigned char *wp = NULL;
     size_t len;
-    int reported = 0; /* creating or growing the key reports the write */
+    int reported = 0; /* the write is reported before the first change */
     if (!writes) {
         struct kv *e = lookup_read(c, &k);
         if (e && !check_type(c, e, OBJ_STRING)) goto done;
@@ -557,7 +560,8 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             reply_error(c, "ERR BITFIELD_RO only supports the GET subcommand");
             goto done;
         }
-        struct rawstr *s = bit_target(c, &k, (size_t)(highest >> 3) + 1, &reported);
+        int grown;
+        struct rawstr *s = bit_target(c, &k, (size_t)(highest >> 3) + 1, KEV_NONE, &grown);
         if (!s) goto done;
         wp = (unsigned char *)s->buf;
         rp = wp;

@@ -8,12 +8,15 @@
  * formats or closes its own clients on its own thread, and the answer is
  * assembled on the calling worker, which holds the caller back meanwhile
  * (CLIENT_WAIT_GATHER) so its pipelined commands keep their order. The
- * per-client line of CLIENT LIST / CLIENT INFO is built here too, and the
- * tracking subcommands answer for connections that never track (no
- * client-side caching yet). Not here: CLIENT UNBLOCK (blocking commands). */
+ * per-client line of CLIENT LIST / CLIENT INFO is built here too. The
+ * client-side caching subcommands (TRACKING, CACHING, TRACKINGINFO,
+ * GETREDIR) parse and answer here; the state they change is tracking.c's.
+ * Not here: CLIENT UNBLOCK (blocking commands). */
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/creply.h"
+#include "../server/pubsub.h"
+#include "../server/tracking.h"
 #include "../server/txn.h"
 #include "../server/server.h"
 #include "cmds.h"
@@ -72,10 +75,10 @@ static void tb_free(struct tbuf *b) {
 enum { CTYPE_NORMAL = 0, CTYPE_REPLICA = 1, CTYPE_PUBSUB = 2, CTYPE_MASTER = 3 };
 
 /* Class of a client for LIST TYPE / KILL TYPE. HotKV has no replication
- * links and no subscriber state yet, so every connection is a normal one;
- * the pub/sub work must classify subscribers here. */
+ * links, so a connection is a subscriber (in any protocol, as Redis
+ * classifies it) or a normal one. */
 static int client_type(const struct client *c) {
-    (void)c;
+    if (c->flags & CLIENT_PUBSUB) return CTYPE_PUBSUB;
     return CTYPE_NORMAL;
 }
 
@@ -115,8 +118,13 @@ static void run_view_of(const struct client *c, struct run_view *v) {
 static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd, const struct run_view *run) {
     char flags[16], *f = flags;
     if (c->flags & CLIENT_MONITOR) *f++ = 'O'; /* first, where Redis puts it */
+    if (c->flags & CLIENT_PUBSUB) *f++ = 'P';
     if (c->txn && c->txn->active) *f++ = 'x';
     if (c->flags & (CLIENT_PAUSED | CLIENT_BLOCKED)) *f++ = 'b'; /* blocked, or postponed by CLIENT PAUSE */
+    unsigned tmode = tracking_mode(c);
+    if (c->flags & CLIENT_TRACKING) *f++ = 't';
+    if (tmode & TRACK_BROKEN_REDIR) *f++ = 'R';
+    if (tmode & TRACK_BCAST) *f++ = 'B';
     int doomed = c->txn && atomic_load(&c->txn->dirty_cas);
     if (doomed) *f++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
@@ -158,35 +166,44 @@ static void client_cat_info(struct tbuf *b, struct client *c, const struct comma
     if (c->lib_name) tot += strlen(c->lib_name) + 1;
     if (c->lib_ver) tot += strlen(c->lib_ver) + 1;
 
-    /* Redis 8.0's fields in its order. HotKV has no pub/sub or tracking
-     * state yet, so those report what a connection without them reports.
+    /* Redis 8.0's fields in its order. redir is the tracking redirect
+     * (0 for none) while tracking, -1 otherwise.
      * multi is the number of queued commands (-1 outside MULTI), watch the
      * keys watched. io-thread is the worker that owns
      * the connection; tot-cmds counts its finished commands (a blocked one
      * when it answers). */
+    long long sub, psub, ssub;
+    pubsub_client_counts(c, &sub, &psub, &ssub);
+    long long redir = (c->flags & CLIENT_TRACKING) ? (long long)tracking_redirect(c) : -1;
     tb_printf(b,
-              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lld psub=%lld ssub=%lld "
               "multi=%d watch=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu "
-              "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s "
+              "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s "
               "io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
               (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
-              c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0, run->qbuf, run->qfree,
-              run->argv_mem,
-              c->txn ? c->txn->mem : 0, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", c->ctx.resp,
+              sub, psub, ssub, c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0,
+              run->qbuf, run->qfree, run->argv_mem,
+              c->txn ? c->txn->mem : 0, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", redir,
+              c->ctx.resp,
               c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
               c->tot_net_out, run->tot_cmds);
 }
 
 /* ---- commands about the calling connection -------------------------------- */
 
-void cmd_client_id(struct cmd_ctx *c) { reply_int(c, (long long)c->cl->id); }
+void cmd_client_id(struct cmd_ctx *c) {
+    tracking_client_command(c);
+    reply_int(c, (long long)c->cl->id);
+}
 
 void cmd_client_getname(struct cmd_ctx *c) {
+    tracking_client_command(c);
     if (c->cl->name) reply_bulk_cstr(c, c->cl->name);
     else reply_null(c);
 }
 
 void cmd_client_setname(struct cmd_ctx *c) {
+    tracking_client_command(c);
     const hk_slice *n = &c->argv[2];
     if (n->len && !client_name_valid(n->ptr, n->len)) {
         reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
@@ -198,6 +215,7 @@ void cmd_client_setname(struct cmd_ctx *c) {
 }
 
 void cmd_client_setinfo(struct cmd_ctx *c) {
+    tracking_client_command(c);
     const hk_slice *attr = &c->argv[2], *val = &c->argv[3];
     char **dest;
     if (arg_is(attr, "lib-name")) dest = &c->cl->lib_name;
@@ -217,6 +235,7 @@ void cmd_client_setinfo(struct cmd_ctx *c) {
 }
 
 void cmd_client_info(struct cmd_ctx *c) {
+    tracking_client_command(c);
     struct tbuf b = {0};
     struct run_view v;
     run_view_of(c->cl, &v);
@@ -235,6 +254,7 @@ static int on_off_or_reply(struct cmd_ctx *c, const hk_slice *a) {
 }
 
 void cmd_client_no_evict(struct cmd_ctx *c) {
+    tracking_client_command(c);
     int on = on_off_or_reply(c, &c->argv[2]);
     if (on < 0) return;
     if (on) c->cl->flags |= CLIENT_NO_EVICT;
@@ -243,6 +263,7 @@ void cmd_client_no_evict(struct cmd_ctx *c) {
 }
 
 void cmd_client_no_touch(struct cmd_ctx *c) {
+    tracking_client_command(c);
     int on = on_off_or_reply(c, &c->argv[2]);
     if (on < 0) return;
     if (on) c->cl->flags |= CLIENT_NO_TOUCH;
@@ -253,6 +274,7 @@ void cmd_client_no_touch(struct cmd_ctx *c) {
 /* REPLY OFF and SKIP answer nothing: the muting starts with their own
  * reply. Dispatch turns SKIP_NEXT into SKIP for the following command. */
 void cmd_client_reply(struct cmd_ctx *c) {
+    tracking_client_command(c);
     const hk_slice *a = &c->argv[2];
     if (arg_is(a, "on")) {
         c->cl->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
@@ -269,6 +291,7 @@ void cmd_client_reply(struct cmd_ctx *c) {
 }
 
 void cmd_client_help(struct cmd_ctx *c) {
+    tracking_client_command(c);
     static const char *help[] = {
         "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CACHING (YES|NO)",
@@ -334,78 +357,273 @@ void cmd_client_help(struct cmd_ctx *c) {
     for (size_t i = 0; i < n; i++) reply_simple(c, help[i]);
 }
 
-/* ---- client-side caching state ---------------------------------------------
- *
- * HotKV does not track keys for client-side caching yet, so no connection
- * is ever in tracking mode. These subcommands report exactly what Redis
- * reports for a connection with tracking off, and CLIENT TRACKING ON is
- * refused with an error instead of being accepted and ignored. */
+/* ---- client-side caching ---------------------------------------------------- */
 
-void cmd_client_getredir(struct cmd_ctx *c) { reply_int(c, -1); }
+void cmd_client_getredir(struct cmd_ctx *c) {
+    tracking_client_command(c);
+    if (c->cl->flags & CLIENT_TRACKING) reply_int(c, (long long)tracking_redirect(c->cl));
+    else reply_int(c, -1);
+}
 
 void cmd_client_trackinginfo(struct cmd_ctx *c) {
+    struct client *cl = c->cl;
+    unsigned mode = tracking_mode(cl);
+    int on = (cl->flags & CLIENT_TRACKING) != 0, caching = on && tracking_caching(cl);
+    const char *flags[8];
+    int n = 0;
+    flags[n++] = on ? "on" : "off";
+    if (mode & TRACK_BCAST) flags[n++] = "bcast";
+    if (mode & TRACK_OPTIN) {
+        flags[n++] = "optin";
+        if (caching) flags[n++] = "caching-yes";
+    }
+    if (mode & TRACK_OPTOUT) {
+        flags[n++] = "optout";
+        if (caching) flags[n++] = "caching-no";
+    }
+    if (mode & TRACK_NOLOOP) flags[n++] = "noloop";
+    if (mode & TRACK_BROKEN_REDIR) flags[n++] = "broken_redirect";
     reply_map(c, 3);
     reply_bulk_cstr(c, "flags");
-    reply_set(c, 1);
-    reply_bulk_cstr(c, "off");
+    reply_set(c, n);
+    for (int i = 0; i < n; i++) reply_bulk_cstr(c, flags[i]);
     reply_bulk_cstr(c, "redirect");
-    reply_int(c, -1);
+    reply_int(c, on ? (long long)tracking_redirect(cl) : -1);
     reply_bulk_cstr(c, "prefixes");
-    reply_array(c, 0);
+    int np = on ? tracking_nprefixes(cl) : 0;
+    reply_array(c, np);
+    for (int i = 0; i < np; i++) {
+        size_t len;
+        const char *p = tracking_prefix(cl, i, &len);
+        reply_bulk(c, p, len);
+    }
+    tracking_client_command(c); /* after reading CACHING: it reports what applies to itself */
 }
 
-/* Redis refuses CACHING outside OPTIN/OPTOUT tracking before it reads
- * the argument. */
+/* CLIENT CACHING YES|NO: Redis refuses it outside OPTIN/OPTOUT tracking
+ * before it reads the argument. */
 void cmd_client_caching(struct cmd_ctx *c) {
-    reply_error(c, "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT "
-                   "mode enabled");
+    tracking_client_command(c);
+    unsigned mode = tracking_mode(c->cl);
+    if (!(c->cl->flags & CLIENT_TRACKING)) {
+        reply_error(c, "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+                       "OPTOUT mode enabled");
+        return;
+    }
+    const hk_slice *a = &c->argv[2];
+    if (arg_is(a, "yes")) {
+        if (!(mode & TRACK_OPTIN)) {
+            reply_error(c, "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+            return;
+        }
+    } else if (arg_is(a, "no")) {
+        if (!(mode & TRACK_OPTOUT)) {
+            reply_error(c, "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+            return;
+        }
+    } else {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    tracking_set_caching(c);
+    reply_ok(c);
 }
 
-/* CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p]... [OPTIN]
- * [OPTOUT] [NOLOOP]: options are checked as Redis checks them; OFF is
- * what every connection already is. The REDIRECT target is not looked up
- * (that needs every worker), so OFF with an unknown id answers OK. */
-void cmd_client_tracking(struct cmd_ctx *c) {
-    int bcast = 0, optin = 0, optout = 0, nprefix = 0;
-    long long redir = 0;
-    for (int j = 3; j < c->argc; j++) {
+/* CLIENT TRACKING's arguments, copied: with REDIRECT the command finishes
+ * after every worker was asked whether the target exists. */
+struct trk_args {
+    int on;             /* argv[2]: 1 ON, 0 OFF, -1 neither */
+    unsigned mode;      /* TRACK_* */
+    long long redir;    /* 0: none */
+    const char *err;    /* the first parse error, NULL for none ... */
+    int err_after;      /* ... and whether it comes after REDIRECT's id (so only counts if the id exists) */
+    int np;
+    char **p;
+    size_t *plen;
+};
+
+static void trk_args_free(struct trk_args *t) {
+    for (int i = 0; i < t->np; i++) hk_free(t->p[i]);
+    hk_free(t->p);
+    hk_free(t->plen);
+}
+
+/* Parse as Redis does, left to right: the first error wins, and REDIRECT
+ * checks its id (integer, then existence) where it stands. */
+static void trk_parse(struct cmd_ctx *c, struct trk_args *t) {
+    memset(t, 0, sizeof(*t));
+    for (int j = 3; j < c->argc && !t->err; j++) {
         const hk_slice *a = &c->argv[j];
         int more = c->argc - 1 - j;
         if (arg_is(a, "redirect") && more) {
             j++;
-            if (redir != 0) {
-                reply_error(c, "ERR A client can only redirect to a single other client");
-                return;
+            if (t->redir != 0) {
+                t->err = "ERR A client can only redirect to a single other client";
+                t->err_after = 1;
+            } else if (!hk_str2ll(c->argv[j].ptr, c->argv[j].len, &t->redir)) {
+                t->err = "ERR value is not an integer or out of range";
+            } else if (t->redir == 0) {
+                /* No client has id 0: the lookup fails at once. */
+                t->err = "ERR The client ID you want redirect to does not exist";
             }
-            if (!arg_ll_or_reply(c, &c->argv[j], &redir, NULL)) return;
         } else if (arg_is(a, "bcast")) {
-            bcast = 1;
+            t->mode |= TRACK_BCAST;
         } else if (arg_is(a, "optin")) {
-            optin = 1;
+            t->mode |= TRACK_OPTIN;
         } else if (arg_is(a, "optout")) {
-            optout = 1;
+            t->mode |= TRACK_OPTOUT;
         } else if (arg_is(a, "noloop")) {
+            t->mode |= TRACK_NOLOOP;
         } else if (arg_is(a, "prefix") && more) {
             j++;
-            nprefix++;
+            t->p = hk_realloc(t->p, (size_t)(t->np + 1) * sizeof(char *));
+            t->plen = hk_realloc(t->plen, (size_t)(t->np + 1) * sizeof(size_t));
+            t->p[t->np] = hk_strndup(c->argv[j].ptr, c->argv[j].len);
+            t->plen[t->np] = c->argv[j].len;
+            t->np++;
         } else {
-            reply_error(c, ERR_SYNTAX);
+            t->err = ERR_SYNTAX;
+            t->err_after = t->redir != 0;
+        }
+    }
+    if (arg_is(&c->argv[2], "on")) t->on = 1;
+    else if (arg_is(&c->argv[2], "off")) t->on = 0;
+    else t->on = -1;
+}
+
+/* The rest of the command, once the redirect target is known to exist on
+ * worker redir_worker (-1: exists, worker unknown) or not (exists 0). */
+static void trk_finish(struct cmd_ctx *c, struct trk_args *t, int exists, int redir_worker) {
+    struct client *cl = c->cl;
+    if (t->redir && !exists) {
+        reply_error(c, "ERR The client ID you want redirect to does not exist");
+        return;
+    }
+    if (t->err) {
+        reply_error(c, t->err);
+        return;
+    }
+    if (t->on == 0) {
+        tracking_disable(cl);
+        reply_ok(c);
+        return;
+    }
+    if (t->on < 0) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    unsigned cur = tracking_mode(cl);
+    int tracking = (cl->flags & CLIENT_TRACKING) != 0;
+    if (!(t->mode & TRACK_BCAST) && t->np) {
+        reply_error(c, "ERR PREFIX option requires BCAST mode to be enabled");
+        return;
+    }
+    if (tracking && !(cur & TRACK_BCAST) != !(t->mode & TRACK_BCAST)) {
+        reply_error(c, "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then "
+                       "re-enabling it with a different mode.");
+        return;
+    }
+    if ((t->mode & TRACK_BCAST) && (t->mode & (TRACK_OPTIN | TRACK_OPTOUT))) {
+        reply_error(c, "ERR OPTIN and OPTOUT are not compatible with BCAST");
+        return;
+    }
+    if ((t->mode & TRACK_OPTIN) && (t->mode & TRACK_OPTOUT)) {
+        reply_error(c, "ERR You can't specify both OPTIN mode and OPTOUT mode");
+        return;
+    }
+    if (((t->mode & TRACK_OPTIN) && (cur & TRACK_OPTOUT)) || ((t->mode & TRACK_OPTOUT) && (cur & TRACK_OPTIN))) {
+        reply_error(c, "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then "
+                       "re-enabling it with a different mode.");
+        return;
+    }
+    if (t->mode & TRACK_BCAST) {
+        int old = -1, other = -1;
+        int i = tracking_prefix_overlap(cl, (const char *const *)t->p, t->plen, t->np, &old, &other);
+        if (i >= 0) {
+            /* Redis formats the prefixes as C strings. */
+            if (old >= 0) {
+                size_t len;
+                const char *op = tracking_prefix(cl, old, &len);
+                reply_errorf(c,
+                             "ERR Prefix '%s' overlaps with an existing prefix '%.*s'. Prefixes for a single client "
+                             "must not overlap.",
+                             t->p[i], (int)len, op);
+            } else {
+                reply_errorf(c,
+                             "ERR Prefix '%s' overlaps with another provided prefix '%s'. Prefixes for a single "
+                             "client must not overlap.",
+                             t->p[i], t->p[other]);
+            }
             return;
         }
     }
-    if (arg_is(&c->argv[2], "off")) {
-        reply_ok(c);
-    } else if (!arg_is(&c->argv[2], "on")) {
-        reply_error(c, ERR_SYNTAX);
-    } else if (!bcast && nprefix) {
-        reply_error(c, "ERR PREFIX option requires BCAST mode to be enabled");
-    } else if (bcast && (optin || optout)) {
-        reply_error(c, "ERR OPTIN and OPTOUT are not compatible with BCAST");
-    } else if (optin && optout) {
-        reply_error(c, "ERR You can't specify both OPTIN mode and OPTOUT mode");
-    } else {
-        reply_error(c, "ERR client-side caching is not supported by this server: CLIENT TRACKING ON refused");
+    tracking_enable(cl, (uint64_t)t->redir, redir_worker, t->mode, (const char *const *)t->p, t->plen, t->np);
+    reply_ok(c);
+}
+
+struct trk_req {
+    uint64_t origin;
+    int muted;
+    _Atomic int found; /* worker of the redirect target, -1 while not found */
+    struct trk_args t;
+};
+
+static void trk_each(struct worker *w, void *arg) {
+    struct trk_req *r = arg;
+    if (worker_find_client(w, (uint64_t)r->t.redir)) atomic_store(&r->found, w->id);
+}
+
+static void trk_done(struct worker *w, void *arg) {
+    struct gather *g = arg;
+    struct trk_req *r = g->arg;
+    struct client *cl = worker_find_client(w, r->origin);
+    if (cl) {
+        struct cmd_ctx *x = &cl->ctx;
+        unsigned saved = x->flags;
+        if (r->muted) x->flags |= CTX_MUTED;
+        int found = atomic_load(&r->found);
+        trk_finish(x, &r->t, found >= 0, found);
+        x->flags = saved;
+        cl->flags &= ~CLIENT_WAIT_GATHER;
+        if (client_resume(cl) < 0) client_close(cl);
     }
+    trk_args_free(&r->t);
+    hk_free(r);
+    hk_free(g);
+}
+
+/* CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p]... [OPTIN]
+ * [OPTOUT] [NOLOOP]. A REDIRECT target other than the caller is looked for
+ * on every worker (the caller waits, CLIENT_WAIT_GATHER); inside EXEC,
+ * where the reply cannot wait, an id on another worker is taken on trust
+ * if it was ever handed out, and found when a message is first sent. */
+void cmd_client_tracking(struct cmd_ctx *c) {
+    tracking_client_command(c);
+    struct trk_args t;
+    trk_parse(c, &t);
+    if (!t.redir || (t.err && !t.err_after)) {
+        trk_finish(c, &t, 1, -1);
+        trk_args_free(&t);
+        return;
+    }
+    struct client *cl = c->cl;
+    if (t.redir < 0) {
+        trk_finish(c, &t, 0, -1);
+    } else if ((uint64_t)t.redir == cl->id || worker_find_client(cl->w, (uint64_t)t.redir)) {
+        trk_finish(c, &t, 1, cl->w->id);
+    } else if (c->flags & CTX_NESTED) {
+        trk_finish(c, &t, (unsigned long long)t.redir < atomic_load(&server.next_client_id), -1);
+    } else {
+        struct trk_req *r = hk_calloc(1, sizeof(*r));
+        r->origin = cl->id;
+        r->muted = reply_muted(c);
+        atomic_store(&r->found, -1);
+        r->t = t;
+        cl->flags |= CLIENT_WAIT_GATHER;
+        worker_broadcast(trk_each, trk_done, r);
+        return;
+    }
+    trk_args_free(&t);
 }
 
 /* ---- PAUSE / UNPAUSE ---------------------------------------------------- */
@@ -419,6 +637,7 @@ static void pause_wake(struct worker *w, void *arg) {
 }
 
 void cmd_client_pause(struct cmd_ctx *c) {
+    tracking_client_command(c);
     if (c->argc > 4) {
         reply_subcommand_error(c);
         return;
@@ -447,6 +666,7 @@ void cmd_client_pause(struct cmd_ctx *c) {
 }
 
 void cmd_client_unpause(struct cmd_ctx *c) {
+    tracking_client_command(c);
     pthread_mutex_lock(&pause_lock);
     atomic_store_explicit(&server.pause_end_ms, 0, memory_order_release);
     atomic_store(&server.pause_all, 0);
@@ -643,6 +863,7 @@ static void admin_start(struct cmd_ctx *c, struct admin_req *r) {
 }
 
 void cmd_client_list(struct cmd_ctx *c) {
+    tracking_client_command(c);
     int type = -1;
     long long *ids = NULL;
     int nids = 0;
@@ -679,6 +900,7 @@ void cmd_client_list(struct cmd_ctx *c) {
 }
 
 void cmd_client_kill(struct cmd_ctx *c) {
+    tracking_client_command(c);
     struct admin_req *r = admin_req_new(c, 1);
     r->skipme = 1;
     if (c->argc == 3) {

@@ -40,7 +40,7 @@ static const struct named_bit flag_names[] = {
     {CMD_ASKING, "asking"},
     {CMD_FAST, "fast"},
     {CMD_NO_AUTH, "no_auth"},
-    {CMD_MAY_REPLICATE, "may_replicate"},
+    /* may_replicate is not shown, as Redis hides it. */
     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
     {CMD_NO_ASYNC_LOADING, "no_async_loading"},
     {CMD_NO_MULTI, "no_multi"},

@@ -4,7 +4,9 @@
 #include "../core/alloc.h"
 #include "../server/config.h"
 #include "../server/creply.h"
+#include "../server/pubsub.h"
 #include "../server/server.h"
+#include "../server/tracking.h"
 #include "../server/txn.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -14,6 +16,13 @@
 void cmd_ping(struct cmd_ctx *c) {
     if (c->argc > 2) {
         reply_arity(c);
+        return;
+    }
+    if (c->cl && (c->cl->flags & CLIENT_PUBSUB) && c->resp == 2) {
+        /* Subscribed RESP2 connections read replies as messages. */
+        reply_array(c, 2);
+        reply_bulk(c, "pong", 4);
+        reply_bulk(c, c->argc == 2 ? c->argv[1].ptr : "", c->argc == 2 ? c->argv[1].len : 0);
         return;
     }
     if (c->argc == 2) reply_bulk(c, c->argv[1].ptr, c->argv[1].len);
@@ -134,6 +143,8 @@ void cmd_hello(struct cmd_ctx *c) {
 
 void cmd_reset(struct cmd_ctx *c) {
     if (c->cl->flags & CLIENT_MONITOR) monitor_detach(c->cl);
+    pubsub_client_reset(c->cl);
+    if (c->cl->track) tracking_client_gone(c->cl);
     txn_clear_queue(c->cl);
     txn_unwatch_all(c->cl);
     c->resp = 2;

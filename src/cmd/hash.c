@@ -38,11 +38,13 @@ static inline int hash_due(const struct cmd_ctx *c, const struct kv *e) {
     return e && hashv_has_ttl(e) && !store_no_expire && hashv_next_expire(e) <= c->now_ms;
 }
 
-/* Field f of hash e, when past its deadline, reported (KEV_HEXPIRED,
- * propagated as HDEL) and deleted: 1 when it went. The caller settles. */
-static int hash_drop_expired(struct cmd_ctx *c, const struct keyref *k, struct kv *e, const char *f, size_t fl) {
+/* Field f of hash e, when past its deadline, deleted (propagated as HDEL;
+ * with `report`, KEV_HEXPIRED reported, db_field_expired): 1 when it
+ * went. The caller settles. */
+static int hash_drop_expired(struct cmd_ctx *c, const struct keyref *k, struct kv *e, const char *f, size_t fl,
+                             int report) {
     if (!hashv_field_expired(e, f, fl, c->now_ms)) return 0;
-    db_field_expired(k, f, fl);
+    db_field_expired(k, f, fl, report);
     hashv_del(e, f, fl, NULL);
     return 1;
 }
@@ -54,22 +56,35 @@ static int hash_drop_expired(struct cmd_ctx *c, const struct keyref *k, struct k
 static void hash_expire_named(struct cmd_ctx *c, const struct keyref *k, struct kv **e, int first, int last, int step) {
     if (!hash_due(c, *e)) return;
     int gone = 0;
-    for (int i = first; i <= last; i += step) gone += hash_drop_expired(c, k, *e, c->argv[i].ptr, c->argv[i].len);
+    /* One "hexpired" for the lot, as Redis reports a command's batch. */
+    for (int i = first; i <= last; i += step)
+        gone += hash_drop_expired(c, k, *e, c->argv[i].ptr, c->argv[i].len, gone == 0);
     if (gone) hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 
 int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, const char *f, size_t fl) {
-    if (!hash_due(c, *e) || !hash_drop_expired(c, k, *e, f, fl)) return 0;
+    if (!hash_due(c, *e) || !hash_drop_expired(c, k, *e, f, fl, 1)) return 0;
     hash_settle(c, k, e, KEV_DEL_EMPTIED);
     return 1;
 }
 
-static void hash_report_field(void *ctx, const char *f, size_t fl) { db_field_expired(ctx, f, fl); }
+/* hashv_expire_due's callback: the key, and whether the batch reported. */
+struct hash_batch {
+    const struct keyref *k;
+    int reported;
+};
+
+static void hash_report_field(void *ctx, const char *f, size_t fl) {
+    struct hash_batch *b = ctx;
+    db_field_expired(b->k, f, fl, !b->reported);
+    b->reported = 1;
+}
 
 /* Lazy expiry of every field of *e past its deadline, before a command
  * that reads the whole hash (HGETALL, HSCAN, HRANDFIELD...). */
 static void hash_reclaim(struct cmd_ctx *c, const struct keyref *k, struct kv **e) {
-    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, (void *)k))
+    struct hash_batch b = {k, 0};
+    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, &b))
         hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 

@@ -531,7 +531,8 @@ void cmd_pfcount(struct cmd_ctx *c) {
     }
     struct keyref k;
     key_of(c, 1, &k);
-    struct kv *e = lookup_write(c, &k);
+    /* A read lookup, as Redis's (a miss counts, and says keymiss). */
+    struct kv *e = lookup_read(c, &k);
     if (!e) {
         reply_int(c, 0);
         return;

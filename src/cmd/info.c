@@ -9,6 +9,8 @@
  * is the truth here. The counters, their sums, samples and resets belong to
  * the server layer (src/server/stats.c); this file only formats them. */
 #include "../core/alloc.h"
+#include "../server/pubsub.h"
+#include "../server/tracking.h"
 #include "../server/txn.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
@@ -113,19 +115,23 @@ static void sec_server(struct sbuf *b, struct cmd_ctx *c) {
 }
 
 static void sec_clients(struct sbuf *b, const struct stats_totals *t) {
+    long long ps_channels, ps_patterns, ps_shard, ps_clients;
+    pubsub_info(&ps_channels, &ps_patterns, &ps_shard, &ps_clients);
     sb_catf(b,
             "# Clients\r\n"
             "connected_clients:%lld\r\n"
             "cluster_connections:0\r\n"
             "maxclients:%lld\r\n"
             "blocked_clients:%llu\r\n"
-            "tracking_clients:0\r\n"
+            "tracking_clients:%d\r\n"
+            "pubsub_clients:%lld\r\n"
             "watching_clients:%llu\r\n"
             "clients_in_timeout_table:%llu\r\n"
             "total_watched_keys:%llu\r\n"
             "total_blocking_keys:%llu\r\n"
             "total_blocking_keys_on_nokey:0\r\n",
-            t->clients, CFG(maxclients), t->blocked, txn_watching_clients(), t->blocked_timeout, txn_watched_keys(),
+            t->clients, CFG(maxclients), t->blocked, atomic_load(&tracking_clients), ps_clients,
+            txn_watching_clients(), t->blocked_timeout, txn_watched_keys(),
             /* The per-worker counters are read one after the other while
              * they move: a release seen before its registration would show
              * a negative sum for a moment. */
@@ -210,6 +216,9 @@ static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
 }
 
 static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
+    long long ps_channels, ps_patterns, ps_shard, ps_clients, tr_keys, tr_items, tr_prefixes;
+    pubsub_info(&ps_channels, &ps_patterns, &ps_shard, &ps_clients);
+    tracking_info(&tr_keys, &tr_items, &tr_prefixes);
     sb_catf(b,
             "# Stats\r\n"
             "total_connections_received:%llu\r\n"
@@ -234,6 +243,9 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "current_eviction_exceeded_time:0\r\n"
             "keyspace_hits:%llu\r\n"
             "keyspace_misses:%llu\r\n"
+            "pubsub_channels:%lld\r\n"
+            "pubsub_patterns:%lld\r\n"
+            "pubsubshard_channels:%lld\r\n"
             "latest_fork_usec:0\r\n"
             "total_forks:0\r\n"
             "migrate_cached_sockets:0\r\n"
@@ -244,9 +256,9 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "active_defrag_key_misses:0\r\n"
             "total_active_defrag_time:0\r\n"
             "current_active_defrag_time:0\r\n"
-            "tracking_total_keys:0\r\n"
-            "tracking_total_items:0\r\n"
-            "tracking_total_prefixes:0\r\n"
+            "tracking_total_keys:%lld\r\n"
+            "tracking_total_items:%lld\r\n"
+            "tracking_total_prefixes:%lld\r\n"
             "unexpected_error_replies:%llu\r\n"
             "total_error_replies:%llu\r\n"
             "dump_payload_sanitizations:0\r\n"
@@ -258,7 +270,7 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "client_output_buffer_limit_disconnections:%llu\r\n",
             t->conns, t->cmds, stats_inst(STATS_INST_OPS), t->net_in, t->net_out, (double)stats_inst(STATS_INST_NET_IN) / 1024,
             (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_clients, t->hits, t->misses,
-            t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
+            ps_channels, ps_patterns, ps_shard, tr_keys, tr_items, tr_prefixes, t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
 #ifdef HK_LOCK_STATS
     /* Instrumented builds only (bench/scaling.sh): shard locks that were
      * found taken, and the time spent waiting for them. */

@@ -112,7 +112,9 @@ void cmd_type(struct cmd_ctx *c) {
 /* Both keys' shards are locked (key spec 1..2). The entry is re-created
  * under the new name because the key bytes live inside it; the value
  * itself moves without a copy. The TTL moves with the key. An existing
- * destination is replaced by db_put, which reports rename_to first. */
+ * destination is replaced. Events as Redis gives them: "new" for the
+ * destination, rename_from, rename_to, then "overwritten" (and
+ * "type_changed") when a destination was replaced. */
 static void rename_generic(struct cmd_ctx *c, int nx) {
     struct keyref src, dst;
     key_of(c, 1, &src);
@@ -126,12 +128,17 @@ static void rename_generic(struct cmd_ctx *c, int nx) {
         else reply_ok(c);
         return;
     }
-    if (nx && lookup_write(c, &dst)) {
+    struct kv *old = lookup_write(c, &dst);
+    if (nx && old) {
         reply_int(c, 0);
         return;
     }
+    int old_type = old ? kv_type(old) : -1;
+    db_notice(&dst, KEV_NEW);
     struct kv *e = db_take(&src, c->now_ms, KEV_RENAME_FROM);
-    db_put(&dst, kv_rekey(e, dst.key, dst.klen), KEV_RENAME_TO);
+    int type = kv_type(e);
+    db_put_noticed(&dst, kv_rekey(e, dst.key, dst.klen), KEV_RENAME_TO);
+    if (old_type >= 0) db_notice_replaced(&dst, old_type, type);
     if (nx) reply_int(c, 1);
     else reply_ok(c);
 }
@@ -164,12 +171,19 @@ void cmd_copy(struct cmd_ctx *c) {
         reply_int(c, 0);
         return;
     }
-    if (lookup_write(c, &dst) && !replace) {
+    struct kv *old = lookup_write(c, &dst);
+    if (old && !replace) {
         reply_int(c, 0);
         return;
     }
-    /* db_put replaces (and frees) an existing destination. */
-    db_put(&dst, kv_dup(e, dst.key, dst.klen, kv_expire(e)), KEV_COPY_TO);
+    /* An existing destination is replaced (and freed); it still reports
+     * "new", as Redis deletes it and adds the copy, and "overwritten"
+     * after copy_to. */
+    int old_type = old ? kv_type(old) : -1;
+    int type = kv_type(e);
+    db_notice(&dst, KEV_NEW);
+    db_put_noticed(&dst, kv_dup(e, dst.key, dst.klen, kv_expire(e)), KEV_COPY_TO);
+    if (old_type >= 0) db_notice_replaced(&dst, old_type, type);
     reply_int(c, 1);
 }
 
@@ -191,8 +205,9 @@ void cmd_move(struct cmd_ctx *c) {
         reply_int(c, 0);
         return;
     }
+    db_notice(&dst, KEV_NEW); /* ahead of move_from, as in Redis */
     struct kv *e = db_take(&src, c->now_ms, KEV_MOVE_FROM);
-    db_put(&dst, e, KEV_MOVE_TO);
+    db_put_noticed(&dst, e, KEV_MOVE_TO);
     reply_int(c, 1);
 }
 
@@ -528,11 +543,15 @@ void cmd_persist(struct cmd_ctx *c) {
 /* ---- OBJECT ------------------------------------------------------------- */
 
 /* The key of an OBJECT subcommand (argv[2]) without touching its clock;
- * replies null and returns NULL when absent. */
+ * replies null and returns NULL when absent. A miss counts, but raises
+ * no keymiss event, as in Redis. */
 static struct kv *object_lookup(struct cmd_ctx *c) {
     struct keyref k;
     key_of(c, 2, &k);
-    struct kv *e = lookup_read_notouch(c, &k);
+    int saved = store_touch;
+    store_touch = 0;
+    struct kv *e = db_find_read_quiet(&k, c->now_ms);
+    store_touch = saved;
     if (!e) reply_null(c);
     return e;
 }

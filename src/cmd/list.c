@@ -462,13 +462,17 @@ static void move_generic(struct cmd_ctx *c, int from_head, int to_head) {
     char *copy = hk_malloc(val.len ? val.len : 1);
     memcpy(copy, val.s, val.len);
     size_t vlen = val.len;
-    db_written(&sk, from_head ? KEV_LPOP : KEV_RPOP);
-    listv_del_range(&sv, at, 1);
+    int pop_ev = from_head ? KEV_LPOP : KEV_RPOP;
     int push_ev = to_head ? KEV_LPUSH : KEV_RPUSH;
 
+    /* Events in Redis's order: the push onto the destination (its "new"
+     * first when created), then the pop from the source, then the
+     * source's "del" when it emptied. */
     if (same) {
         /* Pushing back onto the same list: it cannot have emptied. */
         db_written(&dk, push_ev);
+        db_written(&sk, pop_ev);
+        listv_del_range(&sv, at, 1);
         listv_grow(&sv, vlen, 1);
         listv_push(&sv, copy, vlen, to_head);
         listv_shrink(&sv);
@@ -482,9 +486,9 @@ static void move_generic(struct cmd_ctx *c, int from_head, int to_head) {
         listv_grow(&dv, vlen, 1);
         listv_push(&dv, copy, vlen, to_head);
         listv_done(&dv);
-        /* The source's emptiness is settled last, so its DEL follows the
-         * destination's push as in Redis. */
         listv_open(&sv, se);
+        db_written(&sk, pop_ev);
+        listv_del_range(&sv, at, 1);
         finish_removal(c, &sk, &sv);
     }
     reply_bulk(c, copy, vlen);

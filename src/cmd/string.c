@@ -560,7 +560,8 @@ void cmd_msetex(struct cmd_ctx *c) {
     if (o.flags & (SET_NX | SET_XX)) {
         for (int j = 2; j < end; j += 2) {
             key_of(c, j, &k);
-            int found = lookup_read(c, &k) != NULL;
+            /* A write lookup, as MSETNX's: no keyspace miss, no keymiss. */
+            int found = lookup_write(c, &k) != NULL;
             if (found == ((o.flags & SET_NX) != 0)) {
                 reply_int(c, 0);
                 return;

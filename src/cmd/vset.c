@@ -357,7 +357,8 @@ void cmd_vrem(struct cmd_ctx *c) {
     db_written(&k, KEV_VSET);
     vset_remove_name(vs, el);
     struct vwrite_job *j = vwrite_job(c, vs, el, VOP_REM, NULL);
-    if (!vset_card(vs)) db_delete(&k, c->now_ms, KEV_DEL);
+    /* Redis's module deletes the emptied key without a "del" event. */
+    if (!vset_card(vs)) db_delete(&k, c->now_ms, KEV_VSET);
     vwrite_run(j);
 }
 

@@ -8,11 +8,16 @@
 
 void ob_init(struct outbuf *ob) { memset(ob, 0, sizeof(*ob)); }
 
+static void block_free(struct ob_block *b) {
+    if (b->ext) b->ext->release(b->ext->ref);
+    hk_free(b);
+}
+
 void ob_free(struct outbuf *ob) {
     struct ob_block *b = ob->head;
     while (b) {
         struct ob_block *n = b->next;
-        hk_free(b);
+        block_free(b);
         b = n;
     }
     ob_init(ob);
@@ -24,6 +29,7 @@ static struct ob_block *new_block(struct outbuf *ob, size_t cap) {
     b->len = b->sent = 0;
     b->cap = cap;
     b->bytes = sizeof(*b) + cap;
+    b->ext = NULL;
     if (ob->tail) ob->tail->next = b;
     else ob->head = b;
     ob->tail = b;
@@ -50,6 +56,13 @@ void ob_append(struct outbuf *ob, const void *data, size_t len) {
         p += n;
         len -= n;
     }
+}
+
+void ob_append_shared(struct outbuf *ob, const struct ob_shared *sh) {
+    struct ob_block *b = new_block(ob, 0);
+    b->ext = sh;
+    b->len = b->cap = sh->len;
+    ob->pending += sh->len;
 }
 
 /* Handles below this value name inline slots (index + 1); others are
@@ -118,7 +131,7 @@ static int iov_open(struct outbuf *ob, struct iovec *iov, int max) {
         size_t end = open_slot_in(ob, b);
         size_t avail = end - b->sent;
         if (avail) {
-            iov[n].iov_base = b->data + b->sent;
+            iov[n].iov_base = (char *)ob_block_bytes(b) + b->sent;
             iov[n].iov_len = avail;
             n++;
         }
@@ -136,7 +149,7 @@ int ob_iov(struct outbuf *ob, struct iovec *iov, int max) {
             if (b->cap == 0) break; /* unfilled deferred header block: stop here */
             continue;
         }
-        iov[n].iov_base = b->data + b->sent;
+        iov[n].iov_base = (char *)ob_block_bytes(b) + b->sent;
         iov[n].iov_len = avail;
         n++;
     }
@@ -159,7 +172,7 @@ void ob_consume(struct outbuf *ob, size_t n) {
         if (!ob->head) ob->tail = NULL;
         ob->alloc -= b->bytes;
         ob->nblocks--;
-        hk_free(b);
+        block_free(b);
         if (!n) return;
     }
 }

@@ -16,14 +16,29 @@
 
 #define OB_BLOCK_SIZE (16 * 1024)
 
+/* A shared, reference-counted byte string that several output buffers
+ * may hold at once (a pub/sub frame sent to many subscribers): the
+ * buffer that lets go of it calls release(ref). */
+struct ob_shared {
+    const char *p;
+    size_t len;
+    void (*release)(void *ref);
+    void *ref;
+};
+
 struct ob_block {
     struct ob_block *next;
     size_t len;  /* bytes written into data */
     size_t sent; /* bytes of data already sent (head block only) */
     size_t cap;
     size_t bytes; /* allocation size, for accounting */
+    /* A block that holds a shared string instead of bytes of its own:
+     * its bytes are ext (len == cap, nothing is appended to it). */
+    const struct ob_shared *ext;
     char data[];
 };
+
+static inline const char *ob_block_bytes(const struct ob_block *b) { return b->ext ? b->ext->p : b->data; }
 
 /* Room reserved for a deferred header: "*" + 20 digits + CRLF. */
 #define OB_SLOT 24
@@ -48,6 +63,10 @@ struct outbuf {
 void ob_init(struct outbuf *ob);
 void ob_free(struct outbuf *ob);
 void ob_append(struct outbuf *ob, const void *data, size_t len);
+/* Queue a shared string by reference (the caller took a reference for
+ * this buffer; the buffer releases it once sent or freed). *sh must stay
+ * valid until then (it usually lives inside the referenced object). */
+void ob_append_shared(struct outbuf *ob, const struct ob_shared *sh);
 /* Reserve room for a header written later; returns its handle. */
 void *ob_defer(struct outbuf *ob);
 void ob_fill_deferred(struct outbuf *ob, void *handle, const void *data, size_t len);

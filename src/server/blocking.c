@@ -22,6 +22,7 @@
 #include "../core/alloc.h"
 #include "../store/db.h"
 #include "creply.h"
+#include "pubsub.h"
 #include "server.h"
 
 #include <string.h>
@@ -112,6 +113,10 @@ static void batch_done(struct worker *w, void *arg) {
 }
 
 static void batch_release(struct wbatch *b) {
+    /* What the woken command published goes out first, whether this is
+     * the last reference or the writer's end will find it gone: whoever
+     * reads the writer's reply must find those messages on their way. */
+    if (current_worker) pubsub_flush(current_worker);
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) worker_post(b->home, batch_done, b);
 }
 
@@ -186,7 +191,34 @@ static void post_wakeup(struct bwaiter *bw, int again) {
         bset_hold(bw, cl->chain_own);
     }
     for (int i = 0; r && r->set && i < r->set->n; i++) bset_hold(bw, r->set->b[i]);
-    if (!again) worker_post(&server.workers[bw->worker], wake_mail, (void *)(uintptr_t)bw->cid);
+    if (again) return;
+    struct worker *w = current_worker;
+    if (!w) {
+        worker_post(&server.workers[bw->worker], wake_mail, (void *)(uintptr_t)bw->cid);
+        return;
+    }
+    /* Posted when the command ends (block_flush_wakes), after what it
+     * published: a waiter's own notifications must not overtake those of
+     * the write that woke it. */
+    if (w->nwakes == w->wakes_cap) {
+        w->wakes_cap = w->wakes_cap ? w->wakes_cap * 2 : 16;
+        w->wakes = hk_realloc(w->wakes, (size_t)w->wakes_cap * sizeof(w->wakes[0]));
+    }
+    w->wakes[w->nwakes].worker = bw->worker;
+    w->wakes[w->nwakes].cid = bw->cid;
+    w->nwakes++;
+}
+
+void block_flush_wakes_slow(struct worker *w) {
+    pubsub_flush(w);
+    for (int i = 0; i < w->nwakes; i++)
+        worker_post(&server.workers[w->wakes[i].worker], wake_mail, (void *)(uintptr_t)w->wakes[i].cid);
+    w->nwakes = 0;
+    if (w->wakes_cap > 1024) {
+        hk_free(w->wakes);
+        w->wakes = NULL;
+        w->wakes_cap = 0;
+    }
 }
 
 void chain_end(struct chain_run *r) {

@@ -75,6 +75,13 @@ void chain_forget(struct client *c);
 /* Free the argument of a blocking mail the worker never handled
  * (shutdown); returns 0 for other mail. */
 int block_drop_mail(mail_fn fn, void *arg);
+/* Post the wake-ups the running command (or background task) caused on
+ * worker w, after the pub/sub messages it published so far: called when
+ * it ends, still holding its shards. */
+void block_flush_wakes_slow(struct worker *w);
+static inline void block_flush_wakes(struct worker *w) {
+    if (__builtin_expect(w->nwakes != 0, 0)) block_flush_wakes_slow(w);
+}
 /* 1 while the running command is a wake-up re-run of a blocked command. */
 static inline int block_is_retry(const struct cmd_ctx *c) { return (c->flags & CTX_RETRY) != 0; }
 /* Key k (its shard locked) has a value of `kind`: may the command pop

@@ -11,6 +11,7 @@
 #include "../core/util.h"
 #include "../proto/resp.h"
 #include "configtab.h"
+#include "notify.h"
 #include "server.h"
 
 #include <ctype.h>
@@ -136,6 +137,10 @@ const struct cfg_entry cfg_table[] = {
      lat_percentiles_set, NULL, lat_percentiles_get, NULL},
     {"client-output-buffer-limit", NULL, CFG_SPECIAL, CFG_MULTI_ARG, NULL, NULL, 0, 0,
      "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", NULL, set_obl, NULL, get_obl, NULL},
+    {"notify-keyspace-events", NULL, CFG_SPECIAL, 0, NULL, NULL, 0, 0, "", NULL, notify_config_set, NULL,
+     notify_config_get, NULL},
+    {"tracking-table-max-keys", NULL, CFG_INT, 0, &cfg.tracking_table_max_keys, NULL, 0, LLONG_MAX, "1000000", NULL,
+     NULL, NULL, NULL, NULL},
     {NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -641,8 +646,10 @@ static int is_default(const struct cfg_entry *e) {
     /* Render the default through the same getter by parsing it. */
     if (e->type == CFG_STRING || e->type == CFG_SPECIAL || e->type == CFG_ENUM || e->type == CFG_BOOL) {
         if (e->type == CFG_SPECIAL) {
-            /* Normalise: compare against the default's rendering. */
-            return 0;
+            /* The getter's rendering of the value against the default as
+             * written in the table: equal only when it is spelled the way
+             * the getter renders it (otherwise the line is kept). */
+            return strcasecmp(cur, e->def) == 0;
         }
         snprintf(def, sizeof(def), "%s", e->def);
         return strcasecmp(cur, def) == 0;
@@ -663,7 +670,8 @@ static void render_line(const struct cfg_entry *e, char *buf, size_t size) {
         return;
     }
     if (e->type != CFG_STRING) { /* numbers, yes/no and enum words: unquoted, as Redis writes them */
-        snprintf(buf, size, "%s %s", e->name, val);
+        if (val[0] == '\0') snprintf(buf, size, "%s \"\"", e->name);
+        else snprintf(buf, size, "%s %s", e->name, val);
         return;
     }
     size_t off = (size_t)snprintf(buf, size, "%s \"", e->name);

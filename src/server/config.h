@@ -36,6 +36,8 @@ struct server_config {
     /* Scripts: past this many milliseconds a running script makes other
      * clients' commands answer -BUSY and can be killed (SCRIPT KILL). */
     _Atomic long long busy_reply_threshold;
+    /* Client-side caching: most keys the tracking table remembers. */
+    _Atomic long long tracking_table_max_keys;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */

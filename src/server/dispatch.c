@@ -14,6 +14,7 @@
 #include "creply.h"
 #include "script.h"
 #include "server.h"
+#include "pubsub.h"
 #include "txn.h"
 
 #include <stdio.h>
@@ -60,6 +61,7 @@ static unsigned client_admit_who(const struct client *c) {
     if (c->flags & CLIENT_AUTHENTICATED) who |= ADM_AUTHED;
     if (c->flags & CLIENT_LOCAL) who |= ADM_LOCAL;
     if (c->flags & CLIENT_MONITOR) who |= ADM_MONITOR;
+    if ((c->flags & CLIENT_PUBSUB) && c->ctx.resp == 2) who |= ADM_PUBSUB2;
     return who;
 }
 
@@ -121,6 +123,7 @@ int dispatch_command(struct client *c) {
     long long dt = exec_command(x);
     w->cmd_client = outer;
     chain_command_end(c);
+    if (__builtin_expect(w->ps_held_for == c, 0)) pubsub_command_end(c);
     /* Shown once, as it ran (a blocked command when it blocked, not when
      * it is served); admin commands are not shown, as in Redis. */
     if (atomic_load_explicit(&monitor_count, memory_order_relaxed) && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))

@@ -7,8 +7,11 @@
 #include "../core/alloc.h"
 #include "../core/util.h"
 #include "../store/hfe.h"
+#include "blocking.h"
 #include "creply.h"
 #include "journal.h"
+#include "notify.h"
+#include "tracking.h"
 #include "script.h"
 #include "server.h"
 
@@ -155,6 +158,19 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
     }
     if (policy == ADMIT_QUEUE && (cmd->flags & (CMD_NO_MULTI | CMD_GATHER))) {
         refuse(c, "ERR Command not allowed inside a transaction");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    /* A RESP2 connection with subscriptions reads pushed messages as
+     * replies, so only what answers in that shape may run (RESP3 pushes
+     * are told apart, so it may run anything). */
+    if ((who & ADM_PUBSUB2) && !(cmd->flags & CMD_PUBSUB_CTX)) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                 "this context",
+                 cmd->fullname);
+        refuse(c, msg);
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
     }
@@ -358,6 +374,26 @@ void prop_argv(struct cmd_ctx *c) {
     for (int i = 0; i < c->argc; i++) prop_arg_slice(c, &c->argv[i]);
 }
 
+void prop_keyless(struct cmd_ctx *c) {
+    if (c->flags & CTX_REPLAY) return;
+    c->flags |= CTX_PROP_CUSTOM;
+    if (c->flags & CTX_JOURNAL) {
+        /* Nested in a unit that journals (EXEC, a script): part of it. */
+        prop_argv(c);
+        return;
+    }
+    if (!journal_enabled() || !c->w) return;
+    /* A record of its own, tagged with no shard: the merge takes it
+     * whenever it reaches the head of this worker's stream. */
+    struct prop p = {0};
+    prop_start(&p, c->db, c->argc);
+    for (int i = 0; i < c->argc; i++) prop_bulk(&p, c->argv[i].ptr, c->argv[i].len);
+    struct lockset none;
+    ls_init(&none);
+    journal_append(c->w->id, &none, 0, p.start_db, p.cur_db, p.out.p, p.out.len);
+    hk_free(p.out.p);
+}
+
 /* The write hook's consumer for what it does not just count (db.h): keys
  * found expired (or, later, evicted) on the way propagate as DEL of their
  * own, ahead of the command, whatever the command propagates itself. */
@@ -368,6 +404,19 @@ static void ctx_on_write(struct db_sink *sink, const struct keyref *k, int ev) {
         prop_bulk(c->prop, "DEL", 3);
         prop_bulk(c->prop, k->key, k->klen);
     }
+    /* The listeners `each` stands for (sink_listeners below). */
+    if (atomic_load_explicit(&notify_flags, memory_order_relaxed)) notify_event(k, ev);
+    if (atomic_load_explicit(&tracking_clients, memory_order_relaxed)) {
+        if (!k) tracking_flush_all(c);
+        else tracking_key_written(c, k, ev);
+    }
+}
+
+/* Whether anyone wants every event of the write hook, not only expiries
+ * (db_sink.each): keyspace notifications or client-side caching. */
+static inline int sink_listeners(void) {
+    return atomic_load_explicit(&notify_flags, memory_order_relaxed) != 0 ||
+           atomic_load_explicit(&tracking_clients, memory_order_relaxed) != 0;
 }
 
 /* A hash field that reached its deadline propagates as HDEL of its own,
@@ -487,6 +536,7 @@ long long exec_command(struct cmd_ctx *c) {
     const struct command *cmd = c->cmd;
     struct lockset *ls = &c->own_ls;
     c->sink.dirty = 0;
+    c->sink.each = sink_listeners();
     c->flags &= ~(CTX_PROP_CUSTOM | CTX_JOURNAL | CTX_NESTED);
     ls_clear(ls);
     c->nkeys = 0;
@@ -529,7 +579,12 @@ long long exec_command(struct cmd_ctx *c) {
     long long t0 = hk_clock_ns();
     run_handler(c);
     long long dt = hk_clock_ns() - t0;
+    /* Remembered under the locks, so a write on another thread cannot
+     * slip between the read and the record of it. */
+    if (__builtin_expect(c->cl && (c->cl->flags & CLIENT_TRACKING) != 0, 0) && (cmd->flags & CMD_READONLY))
+        tracking_remember_keys(c);
     if ((c->flags & CTX_JOURNAL) || c->before_unlock) exec_locked_tail(c);
+    if (c->w) block_flush_wakes(c->w);
     if (ls->held) ls_release(ls);
     if (c->deferred || c->kcap > 1024) dt += exec_unlocked_tail(c);
     return dt;
@@ -546,6 +601,7 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     n.now_ms = p->now_ms;
     n.frozen_us = p->frozen_us;
     n.flags = (p->flags & (CTX_DENY_BLOCKING | CTX_NO_TOUCH | CTX_MUTED | CTX_JOURNAL | CTX_REPLAY)) | CTX_NESTED;
+    n.sink.each = sink_listeners();
     n.ls = p->ls;
     n.prop = p->prop;
     n.out = p->out;
@@ -576,6 +632,12 @@ int exec_nested(struct cmd_ctx *p, const struct command *cmd, hk_slice *argv, in
     }
     int before = p->prop->ncmds;
     run_nested_handler(&n);
+    /* A script's calls run without a connection; what they read is the
+     * calling connection's (tracking_remember_keys finds it). */
+    if (cmd->flags & CMD_READONLY) {
+        const struct client *tc = n.cl ? n.cl : n.w ? n.w->cmd_client : NULL;
+        if (tc && (tc->flags & CLIENT_TRACKING)) tracking_remember_keys(&n);
+    }
     if (n.flags & CTX_JOURNAL) prop_finish(&n);
     p->sink.dirty += n.sink.dirty;
     p->errors += n.errors;
@@ -684,6 +746,7 @@ unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsi
     struct cmd_ctx *c = &w->sys_ctx;
     c->flags = 0;
     c->now_ms = now_ms;
+    c->sink.each = sink_listeners();
     /* Background work never waits for a shard: a busy one (a long
      * script holds it) is left for the next pass. */
     if (!shard_trylock(s)) return 0;
@@ -694,6 +757,7 @@ unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsi
     n += shard_active_expire_fields(s, now_ms, budget);
     db_sink = saved;
     if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
+    block_flush_wakes(w);
     shard_unlock(s);
     return n;
 }

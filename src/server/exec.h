@@ -136,7 +136,8 @@ struct cmd_ctx {
  * policy says who asks, which checks apply and how a refusal reads:
  *
  *   ADMIT_SOCKET  a connection's command: lookup, subcommand, arity, the
- *                 DEBUG gate, authentication, MONITOR's refusal of keyspace
+ *                 DEBUG gate, authentication, what a subscribed RESP2
+ *                 connection may run, MONITOR's refusal of keyspace
  *                 commands, CLIENT PAUSE.
  *   ADMIT_QUEUE   the same for a connection in MULTI, plus what MULTI may
  *                 not queue (no-multi commands, and those whose reply is
@@ -157,6 +158,7 @@ enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
 #define ADM_LOCAL (1u << 1)     /* loopback or unix socket peer (enable-debug-command local) */
 #define ADM_MONITOR (1u << 2)   /* in MONITOR mode */
 #define ADM_NO_WRITES (1u << 3) /* a script that may not write (EVAL_RO, FCALL_RO, no-writes) */
+#define ADM_PUBSUB2 (1u << 4)   /* a RESP2 connection with subscriptions */
 
 /* Look c->argv[0] (and argv[1] of a container) up and apply the policy's
  * checks. On ADMIT_OK c->cmd is the command to run. On ADMIT_REFUSED the
@@ -292,6 +294,11 @@ static inline void prop_arg_slice(struct cmd_ctx *c, const hk_slice *a) { prop_a
 void prop_cmd(struct cmd_ctx *c, const char *name, int n, const hk_slice *args);
 /* The default: this command's argv as given. */
 void prop_argv(struct cmd_ctx *c);
+/* Propagate this command's argv although it holds no shard and wrote no
+ * key (PUBLISH): inside a unit that journals it joins the unit, otherwise
+ * it is journaled at once as a record tagged with no shard, ordered only
+ * after what this worker journaled before it. */
+void prop_keyless(struct cmd_ctx *c);
 /* Whether propagation is being recorded (skip building what would be
  * thrown away). */
 static inline int prop_on(const struct cmd_ctx *c) { return (c->flags & CTX_JOURNAL) != 0; }

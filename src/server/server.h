@@ -88,6 +88,9 @@ struct wbatch;
 #define CMD_SHARDWISE (1ULL << 42)
 /* HotKV-only: updates access clocks even for CLIENT NO-TOUCH (TOUCH). */
 #define CMD_TOUCH_ALWAYS (1ULL << 43)
+/* HotKV-only: may run on a RESP2 connection that has subscriptions
+ * ((P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT, RESET), as in Redis. */
+#define CMD_PUBSUB_CTX (1ULL << 32)
 
 /* Key-spec flags for COMMAND INFO / GETKEYSANDFLAGS (Redis's CMD_KEY_*),
  * or'ed into a row's flags. A row without any gets RO+access (readonly) or
@@ -345,10 +348,17 @@ struct worker {
     int mbox_closed;
     /* Owned by the worker thread. */
     struct client *clients;  /* doubly linked list of this worker's clients */
+    struct htable by_id;     /* the same clients by id (worker_find_client) */
     struct client *pending_write; /* clients with output to flush this turn */
     struct client *paused;   /* clients waiting for CLIENT PAUSE to end */
     struct client *closing;  /* clients to free at the end of this loop turn */
     struct client *blocked;  /* clients blocked on keys (blocking.c), linked by next_blocked */
+    /* Wake-ups the running command caused, posted when it ends (blocking.c). */
+    struct {
+        int worker;
+        uint64_t cid;
+    } *wakes;
+    int nwakes, wakes_cap;
     stat_t nblocked;         /* clients on that list (INFO blocked_clients) */
     stat_t nblocked_timeout; /* those with a deadline (INFO clients_in_timeout_table) */
     stat_t npaused;          /* clients held by CLIENT PAUSE (counted as blocked, as in Redis) */
@@ -375,6 +385,12 @@ struct worker {
      * thread on its command's first call (observe.h). */
     struct lat_hist *_Atomic *lathist;
     stat_t *errorstats;       /* per error prefix, see errstat_index() */
+    /* Pub/sub (pubsub.c): this worker's subscribers by channel and
+     * pattern, and the messages queued for other workers this turn. */
+    struct ps_worker *ps;
+    /* The connection whose running command has pub/sub frames waiting
+     * for its reply to be complete (pubsub_command_end), or NULL. */
+    struct client *ps_held_for;
     /* Query buffers of QBUF_CHUNK bytes, lent to connections for the turn
      * in which they read (worker.c): a connection with no partial request
      * left holds none, as with Redis's reusable query buffer. */
@@ -421,8 +437,10 @@ struct worker {
 #define CLIENT_MONITOR (1u << 20)     /* in MONITOR mode: receives the feed (monitor.c) */
 #define CLIENT_IN_SCRIPT (1u << 21)   /* its command is running a script (worker_busy_poll leaves it alone) */
 #define CLIENT_WAIT_CHAIN (1u << 22)  /* its write woke blocked clients: output and input wait for them (blocking.h) */
+#define CLIENT_TRACKING (1u << 23)    /* CLIENT TRACKING ON (tracking.h) */
 
 struct client {
+    struct hnode id_node; /* in its worker's by_id table */
     uint64_t id;
     int fd;
     struct worker *w;
@@ -458,6 +476,8 @@ struct client {
     struct wbatch *chain_own; /* the batch its running command's wake-ups joined, until the command ends */
     struct monitor *monitor; /* set while CLIENT_MONITOR (monitor.c) */
     struct txn *txn;         /* MULTI queue and WATCH list (txn.h), NULL until used */
+    struct client_ps *ps;    /* its subscriptions (pubsub.c), NULL until the first */
+    struct ctrack *track;    /* client-side caching state (tracking.c), NULL until used */
     long long tot_net_in, tot_net_out, tot_cmds;
     /* Most bytes the head output block held when a write began, since the
      * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
@@ -610,7 +630,8 @@ extern _Atomic int scripts_busy;
 
 static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
     struct worker *w = c->w;
-    if (__builtin_expect(policy == ADMIT_SOCKET && w != NULL && (who & (ADM_AUTHED | ADM_MONITOR)) == ADM_AUTHED, 1)) {
+    if (__builtin_expect(
+            policy == ADMIT_SOCKET && w != NULL && (who & (ADM_AUTHED | ADM_MONITOR | ADM_PUBSUB2)) == ADM_AUTHED, 1)) {
         const hk_slice *a0 = &c->argv[0];
         struct command *cmd = w->last_cmd;
         if (cmd && a0->len == w->last_cmd_len && memcmp(a0->ptr, w->last_cmd_name, a0->len) == 0 && !cmd->nsubs &&

@@ -13,6 +13,8 @@
 #include "blocking.h"
 #include "creply.h"
 #include "server.h"
+#include "pubsub.h"
+#include "tracking.h"
 #include "txn.h"
 #include "stats.h"
 
@@ -145,6 +147,10 @@ static void qbuf_settle(struct client *c) {
 
 /* ---- clients ------------------------------------------------------------ */
 
+static uint64_t id_hash(uint64_t id);
+static uint64_t id_node_hash(const struct hnode *n, void *ctx);
+static int id_node_match(const struct hnode *n, const void *key);
+
 static struct client *client_new(struct worker *w, int fd, const char *addr, int unix_sock) {
     struct client *c = hk_calloc(1, sizeof(*c));
     c->id = atomic_fetch_add(&server.next_client_id, 1);
@@ -172,6 +178,7 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
     c->next = w->clients;
     if (w->clients) w->clients->prev = c;
     w->clients = c;
+    ht_insert(&w->by_id, &c->id_node, id_hash(c->id), id_node_hash, NULL);
     atomic_store_explicit(&w->nclients, atomic_load_explicit(&w->nclients, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     return c;
@@ -182,6 +189,8 @@ static void client_free(struct client *c) {
     if (c->flags & CLIENT_BLOCKED) block_remove(c);
     if (c->chain || c->chain_own) chain_forget(c);
     if (c->flags & CLIENT_MONITOR) monitor_detach(c);
+    if (c->ps || w->ps_held_for == c) pubsub_client_reset(c);
+    if (c->track) tracking_client_gone(c);
     txn_free(c);
     if (c->flags & CLIENT_PAUSED) {
         for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
@@ -193,6 +202,9 @@ static void client_free(struct client *c) {
     }
     ev_del(w->epfd, c->fd);
     close(c->fd);
+    struct hnode **idl = ht_find_link(&w->by_id, id_hash(c->id), id_node_match, &c->id);
+    if (idl) ht_unlink(&w->by_id, idl);
+    ht_maybe_shrink(&w->by_id, id_node_hash, NULL);
     if (c->prev) c->prev->next = c->next;
     else w->clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -442,10 +454,24 @@ static int accept_one(struct worker *w, int lfd, int unix_sock) {
     return 0;
 }
 
+static inline struct client *client_of_id_node(const struct hnode *n) {
+    return (struct client *)((const char *)n - offsetof(struct client, id_node));
+}
+
+static uint64_t id_hash(uint64_t id) { return id * 0x9E3779B97F4A7C15ull; }
+
+static uint64_t id_node_hash(const struct hnode *n, void *ctx) {
+    (void)ctx;
+    return id_hash(client_of_id_node(n)->id);
+}
+
+static int id_node_match(const struct hnode *n, const void *key) {
+    return client_of_id_node(n)->id == *(const uint64_t *)key;
+}
+
 struct client *worker_find_client(struct worker *w, uint64_t id) {
-    for (struct client *c = w->clients; c; c = c->next)
-        if (c->id == id) return c;
-    return NULL;
+    struct hnode **link = ht_find_link(&w->by_id, id_hash(id), id_node_match, &id);
+    return link ? client_of_id_node(*link) : NULL;
 }
 
 /* ---- periodic work ------------------------------------------------------ */
@@ -582,6 +608,12 @@ static void *worker_main(void *arg) {
          * the requests that came in (dispatch_prefetch), then run them:
          * the cache misses of many clients' lookups overlap instead of
          * stalling one command after another. */
+        /* Mail first: what other workers posted before this turn's
+         * requests were sent (pub/sub messages a woken command published,
+         * a wake batch's end) is delivered before those requests run, so
+         * a message caused by another never overtakes it here. */
+        for (int i = 0; i < n; i++)
+            if (evs[i].data.ptr == &mailbox_src[w->id]) mailbox_drain(w);
         struct client *readers[256];
         int nreaders = 0;
         for (int i = 0; i < n; i++) {
@@ -602,7 +634,7 @@ static void *worker_main(void *arg) {
             } else if (p == &unix_src) {
                 accept_one(w, unix_src.fd, 1);
             } else if (p == &mailbox_src[w->id]) {
-                mailbox_drain(w);
+                /* drained above */
             } else {
                 struct client *c = p;
                 /* The readers are in event order, so each is met here once. */
@@ -617,6 +649,8 @@ static void *worker_main(void *arg) {
             }
         }
         if (w->blocked) block_timeouts(w);
+        block_flush_wakes(w);
+        pubsub_flush(w);
         flush_pending(w);
         if (w->now_ms - w->last_cron_ms >= period || w->paused) {
             if (w->now_ms - w->last_cron_ms >= period) {
@@ -625,11 +659,18 @@ static void *worker_main(void *arg) {
             } else {
                 pause_check_clients(w);
             }
+            block_flush_wakes(w);
+            pubsub_flush(w);
             flush_pending(w);
         }
         free_closed(w);
     }
     close_all_clients(w);
+    block_flush_wakes(w);
+    hk_free(w->wakes);
+    w->wakes = NULL;
+    pubsub_worker_free(w);
+    ht_release(&w->by_id);
     while (w->qb_nfree) hk_free(w->qb_pool[--w->qb_nfree]);
     return NULL;
 }
@@ -702,6 +743,7 @@ static struct lset *lset_open(const char *bind, int port, const struct lset *kee
     char *addrs[HK_MAX_BIND], *kaddrs[HK_MAX_BIND];
     int naddr = bind_split(copy, addrs), nk = kcopy && keep->port == port ? bind_split(kcopy, kaddrs) : 0;
     int backlog = (int)CFG(tcp_backlog);
+    unsigned char skip[HK_MAX_BIND] = {0}; /* optional addresses another process holds */
     for (int i = 0; i < server.nworkers; i++) {
         for (int a = 0; a < naddr; a++) {
             int fd = -1;
@@ -712,6 +754,26 @@ static struct lset *lset_open(const char *bind, int port, const struct lset *kee
                 int optional = addrs[a][0] == '-';
                 const char *addr = addrs[a] + optional;
                 char why[200];
+                if (skip[a]) continue;
+                if (i == 0 && (!keep || keep->port != port)) {
+                    /* SO_REUSEPORT would let this bind share a port another
+                     * process listens on (of the same user), splitting its
+                     * connections with it: a plain bind first must succeed.
+                     * (On a port this server listens on already the plain
+                     * bind would fail against its own sockets.) */
+                    int probe = net_listen_tcp(addr, port, backlog, 0, why, sizeof(why));
+                    if (probe >= 0) {
+                        close(probe);
+                    } else if (optional) {
+                        skip[a] = 1;
+                        continue;
+                    } else {
+                        snprintf(err, errsize, "%s:%d: %s", addr, port, why);
+                        lset_free(s, 1);
+                        s = NULL;
+                        goto out;
+                    }
+                }
                 fd = net_listen_tcp(addr, port, backlog, 1, why, sizeof(why));
                 if (fd < 0 && optional) continue;
                 if (fd < 0) {
@@ -867,6 +929,8 @@ void workers_start(void) {
         w->lathist = hk_calloc((size_t)commands_total(), sizeof(*w->lathist));
         w->errorstats = hk_calloc(HK_MAX_ERRSTATS, sizeof(stat_t));
         ctx_init(&w->sys_ctx);
+        ht_init(&w->by_id);
+        pubsub_worker_init(w);
         w->sys_ctx.w = w;
         mailbox_src[i].kind = SRC_MAILBOX;
         mailbox_src[i].fd = w->evfd;
@@ -905,7 +969,7 @@ void workers_join(void) {
         pthread_mutex_unlock(&w->mbox_lock);
         while (m) {
             struct mail *next = m->next;
-            block_drop_mail(m->fn, m->arg);
+            if (!pubsub_drop_mail(m->fn, m->arg) && !tracking_drop_mail(m->fn, m->arg)) block_drop_mail(m->fn, m->arg);
             hk_free(m);
             m = next;
         }

@@ -242,6 +242,11 @@ void db_written(const struct keyref *k, int ev) {
     sink->on_event(sink, k, ev);
 }
 
+void db_notice(const struct keyref *k, int ev) {
+    struct db_sink *sink = db_sink;
+    if (__builtin_expect(sink != NULL && sink->each, 0)) sink->on_event(sink, k, ev);
+}
+
 /* The write hook for a change to whole databases (FLUSH*, SWAPDB): one
  * write, no key (on_event gets k NULL). Watched keys are signaled by the
  * caller, which knows which of them the change reaches. */
@@ -324,18 +329,76 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
     }
 }
 
-struct kv *db_find_read(const struct keyref *k, long long now_ms) {
+struct kv *db_find_read_quiet(const struct keyref *k, long long now_ms) {
     struct kv *e = db_find(k, now_ms);
     if (e) SINK(hits, 1);
     else SINK(misses, 1);
     return e;
 }
 
-struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
+struct kv *db_find_read(const struct keyref *k, long long now_ms) {
+    struct kv *e = db_find_read_quiet(k, now_ms);
+    if (!e) db_notice(k, KEV_KEYMISS);
+    return e;
+}
+
+/* Events of writes that replace a key's whole value through Redis's
+ * setKey, the ones that report an overwritten key: the SET family (and
+ * MSET, BITOP), and the *STORE commands. */
+static int sets_whole_value(int ev) {
+    switch (ev) {
+    case KEV_SET:
+    case KEV_SORTSTORE:
+    case KEV_SINTERSTORE:
+    case KEV_SUNIONSTORE:
+    case KEV_SDIFFSTORE:
+    case KEV_ZINTERSTORE:
+    case KEV_ZUNIONSTORE:
+    case KEV_ZDIFFSTORE:
+    case KEV_ZRANGESTORE:
+    case KEV_GEORADIUSSTORE:
+    case KEV_GEOSEARCHSTORE: return 1;
+    default: return 0;
+    }
+}
+
+void db_notice_replaced(const struct keyref *k, int old_type, int new_type) {
+    db_notice(k, KEV_OVERWRITTEN);
+    if (old_type != new_type) db_notice(k, KEV_TYPE_CHANGED);
+}
+
+/* Ahead of write `ev` storing e at k (old: the entry it replaces, or
+ * NULL), for a sink that wants every event: a key that enters the
+ * keyspace says "new", as Redis's dbAdd does; one whose value a
+ * setKey-style write replaces says "overwritten" (and "type_changed"), as
+ * Redis's setKey does. */
+static void put_notices(const struct keyref *k, const struct kv *old, const struct kv *e, int ev, int noticed) {
+    if (!old) {
+        if (!noticed) db_notice(k, KEV_NEW);
+    } else if (sets_whole_value(ev)) {
+        db_notice_replaced(k, kv_type(old), kv_type(e));
+    }
+}
+
+/* An entry of k past its deadline, met by a write about to replace it, is
+ * expired first (reported and counted, as Redis's lookup ahead of the
+ * write would), so that the write adds a new key. 1 when it went. */
+static int expire_stale(const struct keyref *k, const struct kv *old) {
+    if (!kv_has_expire(old) || kv_expire(old) > store_now_ms || store_no_expire) return 0;
+    db_find(k, store_now_ms);
+    return 1;
+}
+
+static struct kv *put_entry(const struct keyref *k, struct kv *e, int ev, int noticed) {
     struct shard *s = &ks.shards[k->shard];
     struct htable *t = &s->tables[k->db];
-    db_written(k, ev);
     struct hnode **link = find_link(k);
+    if (link && expire_stale(k, (const struct kv *)*link)) link = NULL;
+    if (__builtin_expect(db_sink != NULL && db_sink->each, 0))
+        put_notices(k, link ? (const struct kv *)*link : NULL, e, ev, noticed);
+    /* The hook leaves the table alone: the link stays good. */
+    db_written(k, ev);
+    HK_ASSERT(find_link(k) == link);
     kv_set_clock(e, lru_clock(store_now_ms));
     if (link) {
         struct kv *old = (struct kv *)*link;
@@ -352,12 +415,18 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) {
     return e;
 }
 
+struct kv *db_put(const struct keyref *k, struct kv *e, int ev) { return put_entry(k, e, ev, 0); }
+
+struct kv *db_put_noticed(const struct keyref *k, struct kv *e, int ev) { return put_entry(k, e, ev, 1); }
+
 struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire, int ev) {
     struct hnode **link = find_link(k);
-    if (link) {
+    if (link && !expire_stale(k, (const struct kv *)*link)) {
         struct kv *e = (struct kv *)*link;
         long long iv;
         if (kv_same_shape_str(e, val, vlen, expire, &iv)) {
+            if (__builtin_expect(db_sink != NULL && db_sink->each, 0) && sets_whole_value(ev))
+                db_notice_replaced(k, OBJ_STRING, OBJ_STRING);
             db_written(k, ev);
             kv_write_str(e, val, vlen, expire, iv);
             kv_set_clock(e, lru_clock(store_now_ms));

@@ -158,14 +158,32 @@ void db_free_entry(struct kv *e, int why);
 
 /* Find a live key; deletes it first if expired (lazy expiry, KEV_EXPIRED). */
 struct kv *db_find(const struct keyref *k, long long now_ms);
-/* Same, counting a keyspace hit or miss. */
+/* Same, counting a keyspace hit or miss; a miss is also a KEV_KEYMISS
+ * notice to a sink that wants every event (Redis's read lookups). */
 struct kv *db_find_read(const struct keyref *k, long long now_ms);
+/* db_find_read without the KEV_KEYMISS notice (Redis's LOOKUP_NONOTIFY:
+ * OBJECT). */
+struct kv *db_find_read_quiet(const struct keyref *k, long long now_ms);
 /* The entry of k even when logically expired, without side effects
  * (DEBUG DIGEST-VALUE, OBJECT-like introspection). */
 struct kv *db_peek(const struct keyref *k);
 /* Insert or replace the entry for k->key (e must carry that key),
- * reporting `ev`. Frees the old entry and value. Returns e. */
+ * reporting `ev`, preceded, when the sink wants every event, by a KEV_NEW
+ * notice for an absent key, or by KEV_OVERWRITTEN (and KEV_TYPE_CHANGED)
+ * when ev is a write Redis makes through setKey (SET, the *STORE
+ * commands). Frees the old entry and value. Returns e. */
 struct kv *db_put(const struct keyref *k, struct kv *e, int ev);
+/* db_put for a caller that gave the KEV_NEW notice itself (db_notice),
+ * earlier than db_put would: RENAME, MOVE and COPY announce the
+ * destination ahead of the source's event, replaced or not, as Redis's
+ * delete-then-add does. */
+struct kv *db_put_noticed(const struct keyref *k, struct kv *e, int ev);
+/* Hand notice ev (KEV_NEW, KEV_KEYMISS...) for k to the sink, when it
+ * wants every event. Not a write: no WATCH version, no dirty count. */
+void db_notice(const struct keyref *k, int ev);
+/* KEV_OVERWRITTEN, and KEV_TYPE_CHANGED when the types (OBJ_*) differ:
+ * for a replacement the caller reports itself (RENAME, COPY). */
+void db_notice_replaced(const struct keyref *k, int old_type, int new_type);
 /* Set the string value of k (expiry `expire`, -1 none), as
  * db_put(k, kv_new_str(...), ev) would, but overwriting the old entry in
  * place when it has the same shape (kv_same_shape_str). Returns the entry. */

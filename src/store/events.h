@@ -7,7 +7,9 @@
  * notification consumer needs no table of its own. A few events are
  * internal (no name): a whole-database change (FLUSHDB, SWAPDB) or an
  * update that Redis does not notify (PFCOUNT refreshing its cached
- * cardinality). This file is data only. */
+ * cardinality). The last few are notices rather than changes (KEV_NEW,
+ * KEV_KEYMISS, KEV_OVERWRITTEN, KEV_TYPE_CHANGED). This file is data
+ * only. */
 #ifndef HK_EVENTS_H
 #define HK_EVENTS_H
 
@@ -23,13 +25,19 @@
 #define KEVC_EXPIRED 'x'
 #define KEVC_EVICTED 'e'
 #define KEVC_STREAM 't'
+#define KEVC_NEW 'n'     /* not in 'A' */
+#define KEVC_KEYMISS 'm' /* not in 'A' */
+#define KEVC_OVERWRITTEN 'o'  /* not in 'A' */
+#define KEVC_TYPE_CHANGED 'c' /* not in 'A' */
 #define KEVC_NONE 0
 
 /* X(id, name, class, ready): `ready` is 1 when the key may hold a value
  * after the change, so clients blocked on it are worth waking; 0 when it
  * may be gone (consumer-group readers are woken to fail, watch.h); 2 when
  * the value stays and nothing new can be read from it (a consumer group's
- * bookkeeping): nobody is woken.
+ * bookkeeping): nobody is woken; 3 for a notice (KEV_NEW and the others
+ * below), which never passes db_written: it accompanies a write that
+ * does, or (KEV_KEYMISS) reports a read.
  * KEV_EXPIRED through KEV_DEL_EMPTIED are not writes of the command that
  * meets them (db_written counts none of them dirty): a key or hash field
  * reaching its deadline, an eviction, and the "del" of a hash whose last
@@ -106,7 +114,16 @@
     X(KEV_XGROUP_SETID, "xgroup-setid", KEVC_STREAM, 1)                                                          \
     X(KEV_XGROUP_STATE, NULL, KEVC_NONE, 2)                                                                      \
     X(KEV_FLUSH, NULL, KEVC_NONE, 0)                                                                             \
-    X(KEV_SWAPDB, NULL, KEVC_NONE, 1)
+    X(KEV_SWAPDB, NULL, KEVC_NONE, 1)                                                                            \
+    /* Notices (db_notice, db.c), handed to the sink only while `each` is                                    \
+     * set: a key enters the keyspace (ahead of the write that created it),                                  \
+     * a read lookup found no key, a write replaced a key's whole value                                      \
+     * (Redis 8.2's overwritten, and type_changed when the type differs).                                    \
+     * None is a write of its own: no WATCH, no dirty. */                                                    \
+    X(KEV_NEW, "new", KEVC_NEW, 3)                                                                               \
+    X(KEV_KEYMISS, "keymiss", KEVC_KEYMISS, 3)                                                                   \
+    X(KEV_OVERWRITTEN, "overwritten", KEVC_OVERWRITTEN, 3)                                                       \
+    X(KEV_TYPE_CHANGED, "type_changed", KEVC_TYPE_CHANGED, 3)
 
 enum kev {
 #define KEV_ENUM(id, name, cls, ready) id,

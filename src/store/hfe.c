@@ -93,8 +93,8 @@ unsigned long long ks_hfe_count(int db, int locked) {
     return n;
 }
 
-void db_field_expired(const struct keyref *k, const char *f, size_t fl) {
-    db_written(k, KEV_HEXPIRED);
+void db_field_expired(const struct keyref *k, const char *f, size_t fl, int report) {
+    if (report) db_written(k, KEV_HEXPIRED);
     struct db_sink *sink = db_sink;
     if (sink && sink->on_field_expired) sink->on_field_expired(sink, k, f, fl);
 }
@@ -127,7 +127,18 @@ static void hfe_pick_due(struct hnode *n, void *ctx) {
     p->picked[p->n++] = h;
 }
 
-static void hfe_report_field(void *ctx, const char *f, size_t fl) { db_field_expired(ctx, f, fl); }
+/* hashv_expire_due's callback: the hash's key and whether its batch has
+ * reported yet. */
+struct hfe_batch {
+    const struct keyref *k;
+    int reported;
+};
+
+static void hfe_report_field(void *ctx, const char *f, size_t fl) {
+    struct hfe_batch *b = ctx;
+    db_field_expired(b->k, f, fl, !b->reported);
+    b->reported = 1;
+}
 
 /* Expire up to `quota` due fields of the tracked hash h; returns how many.
  * h may be freed (the hash left the set). */
@@ -143,7 +154,8 @@ static unsigned hfe_expire_hash(unsigned shard, int db, struct hfe_key *h, long 
         hfe_untrack(&k);
     } else if (!kv_has_expire(e) || kv_expire(e) > now_ms) {
         /* (A key past its own deadline is the key cycle's.) */
-        got = hashv_expire_due(e, now_ms, quota, hfe_report_field, &k);
+        struct hfe_batch b = {&k, 0};
+        got = hashv_expire_due(e, now_ms, quota, hfe_report_field, &b);
         if (hashv_len(e) == 0) db_delete(&k, now_ms, KEV_DEL_EMPTIED);
         else if (hashv_ttl_trim(e)) hfe_untrack(&k);
         else hashv_shrink(e);

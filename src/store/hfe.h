@@ -38,9 +38,13 @@ void hfe_swapdb(struct shard *s, int a, int b);
 unsigned long long ks_hfe_count(int db, int locked);
 
 /* A field of hash k reached its deadline and is about to be deleted by
- * the caller: reports KEV_HEXPIRED (WATCH, not a write of the command)
- * and hands the field to the sink (propagation as HDEL). */
-void db_field_expired(const struct keyref *k, const char *f, size_t fl);
+ * the caller: hands the field to the sink (propagation as HDEL) and, with
+ * `report`, reports KEV_HEXPIRED (WATCH, not a write of the command).
+ * Redis raises one "hexpired" per hash for the fields one step expires
+ * together (an active pass over the hash, a command's lazy expiry of the
+ * fields it names), so callers report the first field of such a batch
+ * only. */
+void db_field_expired(const struct keyref *k, const char *f, size_t fl, int report);
 
 /* Active field expiry on shard s (locked by the caller): visits tracked
  * hashes from where the last call stopped and deletes fields whose

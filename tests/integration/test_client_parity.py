@@ -19,7 +19,6 @@ TEXT = {"addr", "laddr", "name", "flags", "events", "cmd", "user", "lib-name", "
 SYNTAX = Error("ERR syntax error")
 NOT_TRACKING = Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
                      "OPTOUT mode enabled")
-TRACKING_REFUSED = Error("ERR client-side caching is not supported by this server: CLIENT TRACKING ON refused")
 
 
 def arity(name):
@@ -282,7 +281,7 @@ def test_no_evict_and_no_touch_flags(server, conn):
     assert conn.cmd("CLIENT", "NO-TOUCH", "on", "x") == arity("client|no-touch")
 
 
-# ---- tracking subcommands of a server that never tracks ------------------------------
+# ---- tracking subcommands (tests/integration/test_tracking.py covers the rest) ------------
 
 def test_tracking_state_of_a_connection(server, conn, conn3):
     assert conn.cmd("CLIENT", "GETREDIR") == -1
@@ -297,10 +296,16 @@ def test_tracking_state_of_a_connection(server, conn, conn3):
     assert conn.cmd("CLIENT", "CACHING", "maybe") == NOT_TRACKING
     assert conn.cmd("CLIENT", "TRACKING", "off") == "OK"
     assert conn.cmd("CLIENT", "TRACKING", "OFF", "BCAST", "PREFIX", "a", "NOLOOP") == "OK"
-    assert conn.cmd("CLIENT", "TRACKING", "on") == TRACKING_REFUSED
-    assert conn.cmd("CLIENT", "TRACKING", "on", "optin") == TRACKING_REFUSED
-    assert conn.cmd("CLIENT", "TRACKING", "on", "bcast", "prefix", "a", "prefix", "b") == TRACKING_REFUSED
-    assert conn.cmd("CLIENT", "GETREDIR") == -1  # still not tracking
+    assert conn.cmd("CLIENT", "TRACKING", "on") == "OK"
+    assert conn.cmd("CLIENT", "GETREDIR") == 0
+    assert info(conn)["flags"] == "t"
+    assert conn.cmd("CLIENT", "TRACKING", "on", "optin") == "OK"
+    assert conn.cmd("CLIENT", "TRACKINGINFO") == [b"flags", [b"on", b"optin"], b"redirect", 0, b"prefixes", []]
+    assert conn.cmd("CLIENT", "TRACKING", "off") == "OK"
+    assert conn.cmd("CLIENT", "TRACKING", "on", "bcast", "prefix", "a", "prefix", "b") == "OK"
+    assert info(conn)["flags"] == "tB"
+    assert conn.cmd("CLIENT", "TRACKING", "off") == "OK"
+    assert conn.cmd("CLIENT", "GETREDIR") == -1
     assert info(conn)["flags"] == "N"
 
 

@@ -220,6 +220,44 @@ static void test_iov_max(void) {
     CHECK_EQ_LL(ob.pending, 0);
 }
 
+/* Shared strings: queued by reference between copied bytes, written in
+ * place, and released exactly once whether sent or freed unsent. */
+static int released;
+static void release_one(void *ref) {
+    (void)ref;
+    released++;
+}
+
+static void test_shared(void) {
+    static const char big[] = "$5\r\nhello\r\n";
+    struct ob_shared sh = {big, sizeof(big) - 1, release_one, NULL};
+    struct outbuf ob;
+    ob_init(&ob);
+    released = 0;
+    ob_append(&ob, "+A\r\n", 4);
+    ob_append_shared(&ob, &sh);
+    ob_append(&ob, "+B\r\n", 4);
+    ob_append_shared(&ob, &sh);
+    void *h = ob_defer(&ob);
+    ob_append(&ob, ":1\r\n", 4);
+    ob_fill_deferred(&ob, h, "*1\r\n", 4);
+    size_t len;
+    char *all = collect(&ob, &len);
+    CHECK(strcmp(all, "+A\r\n$5\r\nhello\r\n+B\r\n$5\r\nhello\r\n*1\r\n:1\r\n") == 0);
+    CHECK_EQ_LL(ob.pending, len);
+    free(all);
+    /* Consume into the middle of the first shared block, then past it. */
+    ob_consume(&ob, 4 + 3);
+    CHECK_EQ_LL(released, 0);
+    all = collect(&ob, &len);
+    CHECK(strncmp(all, "\nhello\r\n+B", 10) == 0);
+    free(all);
+    ob_consume(&ob, 8);
+    CHECK_EQ_LL(released, 1);
+    ob_free(&ob);
+    CHECK_EQ_LL(released, 2);
+}
+
 int main(void) {
     TEST_RUN(test_scalars);
     TEST_RUN(test_resp2_vs_resp3);
@@ -227,5 +265,6 @@ int main(void) {
     TEST_RUN(test_deferred);
     TEST_RUN(test_large_appends);
     TEST_RUN(test_iov_max);
+    TEST_RUN(test_shared);
     return TEST_REPORT();
 }
