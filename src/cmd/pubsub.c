@@ -5,6 +5,7 @@
 #include "../server/server.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "srvcmd.h"
 
 #include <string.h>
 
@@ -95,8 +96,7 @@ void cmd_pubsub_shardnumsub(struct cmd_ctx *c) { numsub(c, PS_SHARD); }
 void cmd_pubsub_numpat(struct cmd_ctx *c) { reply_int(c, pubsub_numpat()); }
 
 void cmd_pubsub_help(struct cmd_ctx *c) {
-    static const char *help[] = {
-        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    static const char *const lines[] = {
         "CHANNELS [<pattern>]",
         "    Return the currently active channels matching a <pattern> (default: '*').",
         "NUMPAT",
@@ -108,10 +108,7 @@ void cmd_pubsub_help(struct cmd_ctx *c) {
         "    Return the currently active shard level channels matching a <pattern> (default: '*').",
         "SHARDNUMSUB [<shardchannel> ...]",
         "    Return the number of subscribers for the specified shard level channel(s)",
-        "HELP",
-        "    Prints this help.",
+        NULL,
     };
-    size_t n = sizeof(help) / sizeof(help[0]);
-    reply_array(c, (long long)n);
-    for (size_t i = 0; i < n; i++) reply_simple(c, help[i]);
+    reply_help(c, "PUBSUB", lines);
 }
