@@ -68,23 +68,11 @@ int hash_expire_field(struct cmd_ctx *c, const struct keyref *k, struct kv **e, 
     return 1;
 }
 
-/* hashv_expire_due's callback: the key, and whether the batch reported. */
-struct hash_batch {
-    const struct keyref *k;
-    int reported;
-};
-
-static void hash_report_field(void *ctx, const char *f, size_t fl) {
-    struct hash_batch *b = ctx;
-    db_field_expired(b->k, f, fl, !b->reported);
-    b->reported = 1;
-}
-
 /* Lazy expiry of every field of *e past its deadline, before a command
  * that reads the whole hash (HGETALL, HSCAN, HRANDFIELD...). */
 static void hash_reclaim(struct cmd_ctx *c, const struct keyref *k, struct kv **e) {
-    struct hash_batch b = {k, 0};
-    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hash_report_field, &b))
+    struct hfe_batch b = {k, 0};
+    if (hash_due(c, *e) && hashv_expire_due(*e, c->now_ms, UINT_MAX, hfe_batch_field, &b))
         hash_settle(c, k, e, KEV_DEL_EMPTIED);
 }
 

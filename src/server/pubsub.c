@@ -492,6 +492,34 @@ static void fset_reset(struct fset *fs) {
  * now, it could land inside an aggregate reply. */
 static int client_is_mid_reply(struct client *c) { return c == c->w->cmd_client; }
 
+/* After a frame went into c's output: its output limits, then writing. */
+static void push_done(struct client *c) {
+    client_check_output_limits(c);
+    if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
+    else client_queue_write(c);
+}
+
+/* Hold a frame for the connection whose command is running, until its
+ * reply is complete. One connection's command runs at a time, so frames
+ * still held for another (its reply ended on a path that does not call
+ * pubsub_command_end) go out first. */
+static void hold_frame(struct client *c, const char *p, size_t len) {
+    struct worker *w = c->w;
+    if (w->ps_held_for && w->ps_held_for != c) pubsub_command_end(w->ps_held_for);
+    w->ps_held_for = c;
+    hk_buf_add(&w->ps->held, p, len, 1024);
+}
+
+void pubsub_push(struct client *c, const char *p, size_t len) {
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return;
+    if (client_is_mid_reply(c)) {
+        hold_frame(c, p, len);
+        return;
+    }
+    ob_append(&c->out, p, len);
+    push_done(c);
+}
+
 static void deliver_to(struct client *c, struct fset *fs, const struct psmsg *m, const struct nent *pat) {
     if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return;
     int r = c->ctx.resp == 3 ? 1 : 0;
@@ -506,25 +534,14 @@ static void deliver_to(struct client *c, struct fset *fs, const struct psmsg *m,
             fs->f[r] = f;
         }
     }
-    struct ps_worker *p = c->w->ps;
-    if (client_is_mid_reply(c)) {
-        /* Its command's reply is still being written: after it. */
-        c->w->ps_held_for = c;
-        hk_buf_add(&p->held, fs->b[r].p, fs->b[r].len, 1024);
+    struct frame *f = fs->f[r];
+    if (!f || client_is_mid_reply(c)) {
+        pubsub_push(c, fs->b[r].p, fs->b[r].len);
         return;
     }
-    if (fs->f[r]) {
-        fs->f[r]->refs++;
-        ob_append_shared(&c->out, &fs->f[r]->sh);
-    } else {
-        ob_append(&c->out, fs->b[r].p, fs->b[r].len);
-    }
-    client_check_output_limits(c);
-    if (c->flags & CLIENT_CLOSE_ASAP) {
-        client_close(c);
-        return;
-    }
-    client_queue_write(c);
+    f->refs++;
+    ob_append_shared(&c->out, &f->sh);
+    push_done(c);
 }
 
 void pubsub_command_end(struct client *c) {
@@ -533,9 +550,7 @@ void pubsub_command_end(struct client *c) {
     c->w->ps_held_for = NULL;
     if (!(c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP))) {
         ob_append(&c->out, p->held.p, p->held.len);
-        client_check_output_limits(c);
-        if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
-        else client_queue_write(c);
+        push_done(c);
     }
     p->held.len = 0;
     if (p->held.cap > 64 * 1024) {
@@ -689,68 +704,11 @@ long long pubsub_publish(struct worker *w, int ns, const char *ch, size_t chlen,
     return receivers;
 }
 
-/* ---- frames for one client ---------------------------------------------------------- */
-
-struct direct {
-    uint64_t id;
-    size_t len2, len3;
-    int has2, has3;
-    char data[];
-};
-
-static void direct_deliver(struct worker *w, uint64_t id, const char *f2, size_t l2, int has2, const char *f3,
-                           size_t l3, int has3) {
-    struct client *c = worker_find_client(w, id);
-    if (!c || (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP))) return;
-    const char *f = c->ctx.resp == 3 ? f3 : f2;
-    size_t l = c->ctx.resp == 3 ? l3 : l2;
-    if (!(c->ctx.resp == 3 ? has3 : has2)) return;
-    struct ps_worker *p = w->ps;
-    if (client_is_mid_reply(c)) {
-        c->w->ps_held_for = c;
-        hk_buf_add(&p->held, f, l, 1024);
-        return;
-    }
-    ob_append(&c->out, f, l);
-    client_check_output_limits(c);
-    if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
-    else client_queue_write(c);
-}
-
-static void direct_mail(struct worker *w, void *arg) {
-    struct direct *d = arg;
-    direct_deliver(w, d->id, d->data, d->len2, d->has2, d->data + d->len2, d->len3, d->has3);
-    hk_free(d);
-}
-
-void pubsub_send_to_client(struct worker *from, struct worker *target, uint64_t id, const char *frame2,
-                           size_t len2, const char *frame3, size_t len3) {
-    if (from && from == target) {
-        direct_deliver(target, id, frame2, len2, frame2 != NULL, frame3, len3, frame3 != NULL);
-        return;
-    }
-    if (!frame2) len2 = 0;
-    if (!frame3) len3 = 0;
-    struct direct *d = hk_malloc(sizeof(*d) + len2 + len3);
-    d->id = id;
-    d->len2 = len2;
-    d->len3 = len3;
-    d->has2 = frame2 != NULL;
-    d->has3 = frame3 != NULL;
-    if (len2) memcpy(d->data, frame2, len2);
-    if (len3) memcpy(d->data + len2, frame3, len3);
-    worker_post(target, direct_mail, d);
-}
-
 int pubsub_drop_mail(mail_fn fn, void *arg) {
     if (fn == batch_mail) {
         struct batch *b = arg;
         for (int i = 0; i < b->n; i++) msg_unref(b->v[i]);
         hk_free(b);
-        return 1;
-    }
-    if (fn == direct_mail) {
-        hk_free(arg);
         return 1;
     }
     return 0;

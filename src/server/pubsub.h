@@ -83,13 +83,10 @@ void pubsub_client_counts(const struct client *c, long long *sub, long long *psu
  * with a subscriber, clients with a subscription. */
 void pubsub_info(long long *channels, long long *patterns, long long *shard_channels, long long *clients);
 
-/* Deliver a ready-made RESP frame to the client with this id on worker
- * target (posted when target is another worker; dropped when the client
- * is gone). For client-side caching's invalidation messages, whose frame
- * depends on the receiver's protocol: frame2 for RESP2, frame3 for RESP3
- * (either may be NULL: nothing is sent to that protocol). Copies them. */
-void pubsub_send_to_client(struct worker *from, struct worker *target, uint64_t id, const char *frame2,
-                           size_t len2, const char *frame3, size_t len3);
+/* Append a pushed frame (a message, an invalidation) to c's output, on
+ * c's worker: after the reply of c's running command when it has one,
+ * then c's output limits apply. */
+void pubsub_push(struct client *c, const char *p, size_t len);
 
 /* Pub/sub commands (src/cmd/pubsub.c) call these on their context. */
 void pubsub_subscribe(struct cmd_ctx *c, int ns, int pattern);

@@ -43,6 +43,7 @@
 #include "../store/events.h"
 #include "config.h"
 #include "exec.h"
+#include "pubsub.h"
 #include "server.h"
 
 #include <pthread.h>
@@ -298,14 +299,6 @@ struct redir_mail {
     char val[];
 };
 
-static void out_push(struct client *c, const char *p, size_t len) {
-    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return;
-    ob_append(&c->out, p, len);
-    client_check_output_limits(c);
-    if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
-    else client_queue_write(c);
-}
-
 /* Write one invalidation with value val into r's output: a push in RESP3;
  * in RESP2 a __redis__:invalidate message, only to a redirect target that
  * is subscribed (RESP2 has no other way to carry it). */
@@ -326,7 +319,7 @@ static void deliver(struct client *r, int redirected, const char *val, size_t vl
     struct hk_buf b = {0};
     hk_buf_add(&b, head, hlen, hlen + vlen);
     hk_buf_add(&b, val, vlen, 0);
-    out_push(r, b.p, b.len);
+    pubsub_push(r, b.p, b.len);
     hk_free(b.p);
 }
 
@@ -337,7 +330,7 @@ static void redir_broken(struct client *c) {
     char buf[96];
     int n = snprintf(buf, sizeof(buf), ">2\r\n$21\r\ntracking-redir-broken\r\n:%llu\r\n",
                      (unsigned long long)c->track->redir);
-    out_push(c, buf, (size_t)n);
+    pubsub_push(c, buf, (size_t)n);
 }
 
 static void broken_mail(struct worker *w, void *arg) {

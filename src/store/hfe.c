@@ -127,14 +127,7 @@ static void hfe_pick_due(struct hnode *n, void *ctx) {
     p->picked[p->n++] = h;
 }
 
-/* hashv_expire_due's callback: the hash's key and whether its batch has
- * reported yet. */
-struct hfe_batch {
-    const struct keyref *k;
-    int reported;
-};
-
-static void hfe_report_field(void *ctx, const char *f, size_t fl) {
+void hfe_batch_field(void *ctx, const char *f, size_t fl) {
     struct hfe_batch *b = ctx;
     db_field_expired(b->k, f, fl, !b->reported);
     b->reported = 1;
@@ -155,7 +148,7 @@ static unsigned hfe_expire_hash(unsigned shard, int db, struct hfe_key *h, long 
     } else if (!kv_has_expire(e) || kv_expire(e) > now_ms) {
         /* (A key past its own deadline is the key cycle's.) */
         struct hfe_batch b = {&k, 0};
-        got = hashv_expire_due(e, now_ms, quota, hfe_report_field, &b);
+        got = hashv_expire_due(e, now_ms, quota, hfe_batch_field, &b);
         if (hashv_len(e) == 0) db_delete(&k, now_ms, KEV_DEL_EMPTIED);
         else if (hashv_ttl_trim(e)) hfe_untrack(&k);
         else hashv_shrink(e);

@@ -45,6 +45,14 @@ unsigned long long ks_hfe_count(int db, int locked);
  * fields it names), so callers report the first field of such a batch
  * only. */
 void db_field_expired(const struct keyref *k, const char *f, size_t fl, int report);
+/* hashv_expire_due's callback for one such batch: db_field_expired for
+ * each field, reporting the first only. ctx is a struct hfe_batch
+ * {key, 0}. */
+struct hfe_batch {
+    const struct keyref *k;
+    int reported;
+};
+void hfe_batch_field(void *ctx, const char *f, size_t fl);
 
 /* Active field expiry on shard s (locked by the caller): visits tracked
  * hashes from where the last call stopped and deletes fields whose
