@@ -9,6 +9,7 @@
 #   make test-tsan            the integration tests against the TSan build
 #   make check-layers         every include in src/ (and symbol of the build) points down the layers
 #   make fuzz                 the RESP parser fuzzer for FUZZ_SECONDS
+#   make fuzz-rdb             the RDB value decoder (RESTORE) fuzzer for FUZZ_SECONDS
 #   make bench                every benchmark study, HotKV vs redis-server (bench/all.sh; BENCH_ARGS)
 #   make BUILD=dir ...        build somewhere else (parallel work trees)
 
@@ -72,7 +73,7 @@ SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 APP_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(APP_SRC))
 MAIN_OBJ := $(BUILD)/obj/app/main.o
 CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist util vexpr xxh3
-TYPES_TESTS := hashval listval quicklist setval stream strval vsetval zsetval
+TYPES_TESTS := hashval listval quicklist rdb rdb_types setval stream strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\
 	$(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(filter-out $(MAIN_OBJ),$(APP_OBJ))))
@@ -82,7 +83,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tes
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
-.PHONY: all deps run test test-unit test-integration test-clients test-asan test-tsan check-layers fuzz bench clean format
+.PHONY: all deps run test test-unit test-integration test-clients test-asan test-tsan check-layers fuzz fuzz-rdb bench clean format
 
 all: $(BUILD)/hotkv-server $(BUILD)/hotkv-bench $(UNIT_BIN)
 
@@ -164,6 +165,16 @@ fuzz:
 		fuzz/fuzz_resp.c src/proto/resp.c src/core/alloc.c src/core/util.c
 	mkdir -p build-fuzz/corpus && cp -n fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null || true
 	./build-fuzz/fuzz_resp -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus
+
+# RESTORE's decoder: the RDB value reader and the types' load slots, which
+# need the core and types layers only.
+fuzz-rdb:
+	@scripts/deps.sh test
+	@mkdir -p build-fuzz
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o build-fuzz/fuzz_rdb fuzz/fuzz_rdb.c $(wildcard src/core/*.c) $(TYPES_SRC) -lm -pthread
+	mkdir -p build-fuzz/corpus-rdb && cp -n fuzz/corpus-rdb/* build-fuzz/corpus-rdb/ 2>/dev/null || true
+	./build-fuzz/fuzz_rdb -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus-rdb
 
 format:
 	clang-format -i $$(find src tests/unit fuzz bench -name '*.[ch]')

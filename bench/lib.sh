@@ -117,7 +117,7 @@ lib_start_server() {
     case $kind in
         hotkv)
             [ -x "$HOTKV_BIN" ] || lib_die "no hotkv-server at $HOTKV_BIN (run make, or pass --hotkv PATH)"
-            cmd=(taskset -c "$cpus" "$HOTKV_BIN" --port "$port" --bind 127.0.0.1 "$@") ;;
+            cmd=(taskset -c "$cpus" "$HOTKV_BIN" --port "$port" --bind 127.0.0.1 --save "" --appendonly no "$@") ;;
         redis)
             [ -x "$REDIS_BIN" ] || lib_die "no redis-server at $REDIS_BIN (scripts/deps.sh bench, or pass --redis PATH)"
             cmd=(taskset -c "$cpus" "$REDIS_BIN" --port "$port" --bind 127.0.0.1

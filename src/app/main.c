@@ -13,6 +13,8 @@
 #include "../server/pubsub.h"
 #include "../server/lazyfree.h"
 #include "../server/server.h"
+#include "../server/snapshot.h"
+#include "../server/aof.h"
 #include "../store/db.h"
 #include "../server/txn.h"
 #include "cmdtable.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -65,6 +68,61 @@ static void remove_pidfile(void) {
     char *path = cfg_get_string(&cfg.pidfile);
     if (path[0]) unlink(path);
     hk_free(path);
+}
+
+/* Values behind a pointer are referenced from unaligned offsets inside
+ * the packed key entries, where LeakSanitizer's scan of live memory does
+ * not look: free them, or every large value left at exit is reported as a
+ * leak. Release builds skip the cost. */
+static void free_keyspace(void) {
+#ifdef HK_FREE_KEYSPACE_AT_EXIT
+    struct lockset all;
+    ls_init(&all);
+    ls_add_all(&all);
+    ls_acquire(&all);
+    struct flushed *f = ks_flush(-1);
+    ls_release(&all);
+    ks_flushed_free(f);
+#endif
+}
+
+/* A dataset that cannot be loaded stops the server, as in Redis. */
+static void __attribute__((noreturn)) load_failed(void) {
+    free_keyspace();
+    exit(1);
+}
+
+/* Load the AOF (appendonly yes) or the RDB file at start-up; a file that
+ * cannot be loaded stops the server, as in Redis. */
+static void load_dataset(void) {
+    long long t0 = hk_mstime();
+    char err[1024];
+    atomic_store(&load_progress.start_ms, t0);
+    store_now_ms = t0;
+    if (CFG(appendonly)) {
+        if (aof_load_at_start(err, sizeof(err)) < 0) {
+            hk_log(LL_WARNING, "%s", err);
+            load_failed();
+        }
+        return;
+    }
+    char path[1024];
+    snapshot_path(path, sizeof(path));
+    struct stat st;
+    if (stat(path, &st) == 0) atomic_store(&load_progress.total_bytes, (long long)st.st_size);
+    struct rdb_load_result res;
+    int rc = rdb_load_file(path, &res, err, sizeof(err));
+    if (rc < 0) {
+        hk_log(LL_WARNING, "Fatal error loading the DB: %s. Exiting.", err);
+        load_failed();
+    }
+    if (rc == 0) {
+        atomic_store(&load_progress.keys_loaded, res.keys_loaded);
+        atomic_store(&load_progress.keys_expired, res.keys_expired);
+        hk_log(LL_NOTICE, "Done loading RDB, keys loaded: %llu, keys expired: %llu.", res.keys_loaded,
+               res.keys_expired);
+        hk_log(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(hk_mstime() - t0) / 1000);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -126,22 +184,46 @@ int main(int argc, char **argv) {
            HOTKV_VERSION, HK_REDIS_COMPAT_VERSION, (int)getpid(), threads, threads == 1 ? "" : "s", shards,
            un.sysname, un.machine);
     lazyfree_start();
+    /* Clients connecting while the dataset loads are answered -LOADING. */
+    atomic_store(&server_loading, 1);
+    admit_gate_set(ADMIT_GATE_LOADING, 1);
+    atomic_store(&load_progress.start_ms, hk_mstime());
     workers_start();
     write_pidfile();
     hk_log(LL_NOTICE, "Ready to accept connections on port %lld", CFG(port));
-
-    int sig = 0;
-    while (!atomic_load(&server.shutdown_asap)) {
-        if (sigwait(&set, &sig) == 0) {
-            if (sig == SIGTERM || sig == SIGINT) break;
+    load_dataset();
+    /* The AOF takes writes from here on: before the first one is admitted. */
+    if (CFG(appendonly)) {
+        char err[512];
+        if (aof_start(err, sizeof(err)) < 0) {
+            hk_log(LL_WARNING, "Can't open the append-only file: %s", err);
+            load_failed();
         }
     }
-    if (sig == SIGINT) hk_log(LL_WARNING, "Received SIGINT scheduling shutdown...");
-    else if (sig == SIGTERM && !atomic_load(&server.shutdown_asap))
-        hk_log(LL_WARNING, "Received SIGTERM scheduling shutdown...");
+    atomic_store(&server_loading, 0);
+    admit_gate_set(ADMIT_GATE_LOADING, 0);
+    snapshot_init();
+
+    int sig = 0;
+    for (;;) {
+        while (!atomic_load(&server.shutdown_asap)) {
+            if (sigwait(&set, &sig) == 0) {
+                if (sig == SIGTERM || sig == SIGINT) break;
+            }
+        }
+        if (atomic_load(&server.shutdown_asap)) break; /* SHUTDOWN prepared it */
+        if (sig == SIGINT) hk_log(LL_WARNING, "Received SIGINT scheduling shutdown...");
+        else hk_log(LL_WARNING, "Received SIGTERM scheduling shutdown...");
+        if (shutdown_prepare(SHUTDOWN_DEFAULT, 0) == 0) break;
+        hk_log(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for more "
+                           "information");
+    }
     hk_log(LL_WARNING, "User requested shutdown...");
     workers_stop();
     workers_join();
+    snapshot_shutdown();
+    snapshot_wait();
+    aof_shutdown();
     lazyfree_stop();
     remove_pidfile();
     if (server.unix_fd > 0) {
@@ -149,19 +231,7 @@ int main(int argc, char **argv) {
         if (us[0]) unlink(us);
         hk_free(us);
     }
-#ifdef HK_FREE_KEYSPACE_AT_EXIT
-    /* Values behind a pointer are referenced from unaligned offsets inside
-     * the packed key entries, where LeakSanitizer's scan of live memory
-     * does not look: free them, or every large value left at exit is
-     * reported as a leak. Release builds skip the cost. */
-    struct lockset all;
-    ls_init(&all);
-    ls_add_all(&all);
-    ls_acquire(&all);
-    struct flushed *f = ks_flush(-1);
-    ls_release(&all);
-    ks_flushed_free(f);
-#endif
+    free_keyspace();
     hk_log(LL_WARNING, "HotKV is now ready to exit, bye bye...");
     return atomic_load(&server.shutdown_exit_code);
 }

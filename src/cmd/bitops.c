@@ -550,7 +550,8 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
     const unsigned char *rp;
     unsigned char *wp = NULL;
     size_t len;
-    int reported = 0; /* the write is reported before the first change */
+    int grown = 0;
+    long long changes = 0; /* the write is reported before the first */
     if (!writes) {
         struct kv *e = lookup_read(c, &k);
         if (e && !check_type(c, e, OBJ_STRING)) goto done;
@@ -560,7 +561,6 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             reply_error(c, "ERR BITFIELD_RO only supports the GET subcommand");
             goto done;
         }
-        int grown;
         struct rawstr *s = bit_target(c, &k, (size_t)(highest >> 3) + 1, KEV_NONE, &grown);
         if (!s) goto done;
         wp = (unsigned char *)s->buf;
@@ -576,7 +576,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
             else reply_int(c, (long long)bf_get(rp, len, op->offset, op->bits));
             continue;
         }
-        int over;
+        int over, same;
         uint64_t store;
         long long reply;
         if (op->sign) {
@@ -589,6 +589,7 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
                 reply = old;
             }
             store = (uint64_t)nv;
+            same = nv == old;
         } else {
             uint64_t old = bf_get(wp, len, op->offset, op->bits), nv;
             if (op->opcode == BF_INCRBY) {
@@ -599,20 +600,22 @@ static void bitfield_generic(struct cmd_ctx *c, int readonly_cmd) {
                 reply = (long long)old;
             }
             store = nv;
+            same = nv == old;
         }
         if (over && op->overflow == BF_FAIL) {
             reply_null(c);
             continue;
         }
         reply_int(c, reply);
-        /* Every executed SET/INCRBY is a write, as in Redis, reported
-         * once before the first. */
-        if (!reported) {
-            db_written(&k, KEV_SETBIT);
-            reported = 1;
-        }
+        /* As in Redis, an executed SET/INCRBY is a change when it changed
+         * its bits or the string was created or grown for the command;
+         * the write is reported once, before the first, and one that
+         * changed nothing writes nothing. */
+        if (same && !grown) continue;
+        if (!changes++) db_written(&k, KEV_SETBIT);
         bf_set(wp, op->offset, op->bits, store);
     }
+    if (changes > 1) db_dirty_add(changes - 1);
 done:
     if (ops != stack) hk_free(ops);
 }

@@ -162,9 +162,12 @@ static void bzpop_generic(struct cmd_ctx *c, int max) {
         reply_bulk(c, k.key, k.klen);
         reply_bulk(c, m, l);
         reply_double(c, score);
+        /* One change, whether or not the key went with the member. */
+        unsigned long long mark = dirty_mark(c);
         db_written(&k, max ? KEV_ZPOPMAX : KEV_ZPOPMIN);
         zs_delete_ranks(e, max ? len - 1 : 0, 1);
         if (zs_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
+        dirty_settle(c, mark, 1);
         prop_cmd(c, max ? "ZPOPMAX" : "ZPOPMIN", 1, &c->argv[i]);
         return;
     }

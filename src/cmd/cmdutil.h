@@ -78,6 +78,20 @@ static inline struct kv *lookup_typed(struct cmd_ctx *c, int argi, struct keyref
     return *bad ? NULL : e;
 }
 
+/* Changes as rdb_changes_since_last_save counts them (the save points act
+ * on the count, and a command that counts none propagates nothing). The
+ * write hook counts one per event; Redis counts what a command did: each
+ * element a multi-element write added, removed or updated, nothing for
+ * the deletion of a key that a removal emptied, nothing for a write that
+ * changed nothing. A handler whose events do not add up to that takes
+ * dirty_mark() before its writes and calls dirty_settle() after them with
+ * the count Redis's command makes (db_dirty_add covers the difference). */
+static inline unsigned long long dirty_mark(const struct cmd_ctx *c) { return c->sink.dirty; }
+static inline void dirty_settle(struct cmd_ctx *c, unsigned long long mark, long long n) {
+    long long have = (long long)(c->sink.dirty - mark);
+    if (have != n) db_dirty_add(n - have);
+}
+
 /* A pre_change (types/types.h) that reports event ev on key k: handed to
  * a types mutator, the write is reported just before the value first
  * changes. A handler that created the key (db_put reported it) marks it

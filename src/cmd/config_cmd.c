@@ -151,6 +151,12 @@ void cmd_config_set(struct cmd_ctx *c) {
             why = "can't set immutable config";
             break;
         }
+        if ((e->flags & CFG_PROTECTED) && CFG(enable_protected_configs) != CFG_DEBUG_YES &&
+            !(CFG(enable_protected_configs) == CFG_DEBUG_LOCAL && c->cl && (c->cl->flags & CLIENT_LOCAL))) {
+            bad = name;
+            why = "can't set protected config";
+            break;
+        }
         for (int j = 0; j < i; j++)
             if (items[j].e == e && items[j].via_alias == via_alias) {
                 bad = name;

@@ -25,6 +25,7 @@
 #include "../types/list.h"
 #include "../types/rdblen.h"
 #include "../types/types.h"
+#include "../server/snapshot.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -230,7 +231,7 @@ static void object_line(struct cmd_ctx *c, void *arg) {
      * HotKV shares no value, so every value has one owner. */
     snprintf(o->line, sizeof(o->line),
              "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u lru_seconds_idle:%lld%s", (void *)e,
-             obj_enc_name(kv_enc(e)), rdb_value_len(e), kv_clock(e), kv_idle_ms(e, c->now_ms) / 1000, extra);
+             obj_enc_name(kv_enc(e)), rdb_value_len_compress(e, CFG(rdbcompression) != 0), kv_clock(e), kv_idle_ms(e, c->now_ms) / 1000, extra);
 }
 
 static void debug_object(struct cmd_ctx *c) {
@@ -413,6 +414,69 @@ static int arg_atoi(const hk_slice *a) {
     return atoi(buf);
 }
 
+struct reload_arg {
+    const char *path;
+    int flush, rc;
+    char err[512];
+};
+
+/* Every shard held: nothing else runs between the flush and the load. */
+static void reload_all(struct cmd_ctx *c, void *arg) {
+    (void)c;
+    struct reload_arg *r = arg;
+    /* Not a write of this command: nothing propagates or counts. */
+    struct db_sink *saved = db_sink;
+    db_sink = NULL;
+    if (r->flush) {
+        struct flushed *f = ks_flush(-1);
+        ks_flushed_free(f);
+    }
+    db_sink = saved;
+    struct rdb_load_result res;
+    r->rc = rdb_load_file_ex(r->path, &res, 1, r->err, sizeof(r->err));
+}
+
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, flush, load back. A
+ * loaded key replaces one of the same name (MERGE's behaviour; without
+ * it Redis stops on a duplicate). */
+static void debug_reload(struct cmd_ctx *c) {
+    int flush = 1, save = 1;
+    for (int i = 2; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "merge")) {
+        } else if (arg_is(&c->argv[i], "noflush")) {
+            flush = 0;
+        } else if (arg_is(&c->argv[i], "nosave")) {
+            save = 0;
+        } else {
+            reply_error(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    char path[1024];
+    snapshot_path(path, sizeof(path));
+    if (save) {
+        char err[512];
+        struct snap_opts o = {.path = path};
+        if (snapshot_run(&o, err, sizeof(err)) < 0) {
+            hk_log(LL_WARNING, "Failed saving the DB: %s", err);
+            reply_error(c, "ERR");
+            return;
+        }
+    }
+    struct reload_arg r = {path, flush, 0, ""};
+    if (exec_with_all_shards(c, reload_all, &r) != HK_OK) {
+        reply_error(c, "ERR DEBUG RELOAD can't run here");
+        return;
+    }
+    if (r.rc != 0) {
+        hk_log(LL_WARNING, "Error trying to load the RDB dump: %s", r.rc > 0 ? "no such file" : r.err);
+        reply_error(c, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    hk_log(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
+    reply_ok(c);
+}
+
 void cmd_debug(struct cmd_ctx *c) {
     const hk_slice *sub = &c->argv[1];
     if (c->argc == 2 && arg_is(sub, "help")) {
@@ -435,6 +499,19 @@ void cmd_debug(struct cmd_ctx *c) {
             "    Write <message> to the server log.",
             "OBJECT <key>",
             "    Show low level info about `key` and associated value.",
+            "RELOAD [option ...]",
+            "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+            "    * MERGE: conflicting keys will be loaded from RDB.",
+            "    * NOFLUSH: the existing database will not be removed before load, but",
+            "      conflicting keys will generate an exception and kill the server.",
+            "    * NOSAVE: the database will be loaded from an existing RDB file.",
+            "    Examples:",
+            "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+            "      the database.",
+            "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+            "      existing RDB file.",
+            "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+            "      file to the database.",
             "PROTOCOL <type>",
             "    Reply with a test value of the specified type. <type> can be: string,",
             "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
@@ -489,6 +566,8 @@ void cmd_debug(struct cmd_ctx *c) {
         debug_digest_value(c);
     } else if (c->argc >= 3 && arg_is(sub, "journal")) {
         debug_journal(c);
+    } else if (arg_is(sub, "reload")) {
+        debug_reload(c);
     } else if (c->argc == 3 && arg_is(sub, "quicklist-packed-threshold")) {
         debug_packed_threshold(c);
     } else {

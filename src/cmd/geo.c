@@ -149,6 +149,8 @@ void cmd_geoadd(struct cmd_ctx *c) {
     struct kv *e = lookup_write(c, &k);
     if (e && !check_type(c, e, OBJ_ZSET)) goto done;
     long long added = 0, changed = 0;
+    /* As ZADD: a change per member added or moved. */
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_ZADD, 0);
     if (!e) {
@@ -171,6 +173,7 @@ void cmd_geoadd(struct cmd_ctx *c) {
         if (out & ZS_UPDATED) changed++;
     }
     if (zs_len(e) == 0) db_delete(&k, c->now_ms, KEV_DEL);
+    dirty_settle(c, mark, added + changed);
     reply_int(c, ch ? added + changed : added);
 done:
     if (scores != stack_scores) hk_free(scores);
@@ -503,8 +506,11 @@ static void geo_search(struct cmd_ctx *c, int srcidx, int flags) {
             struct geo_point *p = &g.a[i];
             zsl_insert(z, storedist ? p->dist / s.conversion : p->score, p->member, p->mlen);
         }
-        /* The source entry may be the destination; it is not used again. */
+        /* The source entry may be the destination; it is not used again.
+         * A stored result counts a change per member, as in Redis. */
+        unsigned long long mark = dirty_mark(c);
         zs_store_result(c, &dk, z, (flags & GEO_SEARCHSTORE) ? KEV_GEOSEARCHSTORE : KEV_GEORADIUSSTORE);
+        if (n) dirty_settle(c, mark, (long long)n);
         reply_int(c, (long long)n);
     }
     gp_free(&g);

@@ -144,15 +144,18 @@ static void hset_generic(struct cmd_ctx *c, int hmset) {
     }
     struct keyref k;
     int created;
+    unsigned long long mark = dirty_mark(c);
     struct kv *e = hash_lookup_create(c, &k, KEV_HSET, &created, 2, c->argc - 2, 2);
     if (!e) return;
-    /* Redis reports "hset" whether or not a value changes. */
+    /* Redis reports "hset" whether or not a value changes, and counts a
+     * change per field set. */
     if (!created) db_written(&k, KEV_HSET);
     hash_prepare_pairs(c, e, 2, c->argc - 1);
     long long added = 0;
     for (int i = 2; i < c->argc; i += 2)
         added += hashv_set(e, c->argv[i].ptr, c->argv[i].len, c->argv[i + 1].ptr, c->argv[i + 1].len);
     hash_trim(&k, e);
+    dirty_settle(c, mark, (c->argc - 2) / 2);
     if (hmset) reply_ok(c);
     else reply_int(c, added);
 }
@@ -268,6 +271,7 @@ void cmd_hdel(struct cmd_ctx *c) {
     /* A field past its deadline is not there to delete. */
     hash_expire_named(c, &k, &e, 2, c->argc - 1, 1);
     long long deleted = 0;
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HDEL, 0);
     for (int i = 2; e && i < c->argc; i++) {
@@ -275,6 +279,7 @@ void cmd_hdel(struct cmd_ctx *c) {
         if (hashv_len(e) == 0) break;
     }
     if (deleted) hash_settle(c, &k, &e, KEV_DEL);
+    dirty_settle(c, mark, deleted);
     reply_int(c, deleted);
 }
 
@@ -642,6 +647,8 @@ static void hexpire_generic(struct cmd_ctx *c, int relative, int seconds) {
     int past = hfe_past(c, when);
     int *set = hk_malloc((size_t)n * sizeof(*set));
     int nset = 0, deleted = 0;
+    /* A change per field given a deadline or deleted by a past one. */
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, past ? KEV_HDEL : KEV_HEXPIRE, 0);
     for (int i = first; i < c->argc; i++) {
@@ -670,6 +677,7 @@ static void hexpire_generic(struct cmd_ctx *c, int relative, int seconds) {
         reply_int(c, HFE_SET);
     }
     if (deleted) hash_settle(c, &k, &e, KEV_DEL);
+    dirty_settle(c, mark, nset + deleted);
     if (nset && prop_on(c)) {
         prop_begin(c, 5 + (cond ? 1 : 0) + nset);
         prop_arg_cstr(c, "HPEXPIREAT");
@@ -760,6 +768,7 @@ void cmd_hgetdel(struct cmd_ctx *c) {
     if (bad) return;
     int first = hfe_fields_begin(c, &k, &e, 2, HK_ERR_NUMFIELDS, HFE_REPLY_NULL);
     if (!first) return;
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_HDEL, 0);
     int deleted = 0;
@@ -776,6 +785,7 @@ void cmd_hgetdel(struct cmd_ctx *c) {
     }
     if (!deleted) return;
     hash_settle(c, &k, &e, KEV_DEL);
+    dirty_settle(c, mark, deleted);
     if (!prop_on(c)) return;
     prop_begin(c, 2 + c->argc - first);
     prop_arg_cstr(c, "HDEL");
@@ -806,6 +816,7 @@ void cmd_hgetex(struct cmd_ctx *c) {
     int first = hfe_fields_begin(c, &k, &e, at, HK_ERR_NUMFIELDS, HFE_REPLY_NULL);
     if (!first) return;
     int past = expiry && hfe_past(c, when);
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, past ? KEV_HDEL : persist ? KEV_HPERSIST : KEV_HEXPIRE, 0);
     int updated = 0, deleted = 0;
@@ -832,6 +843,7 @@ void cmd_hgetex(struct cmd_ctx *c) {
     }
     if (deleted) hash_settle(c, &k, &e, KEV_DEL);
     else if (persist && updated) hash_trim(&k, e);
+    dirty_settle(c, mark, updated + deleted);
     if (!updated || !prop_on(c)) return;
     /* HPERSIST key or HPEXPIREAT key ms, then FIELDS numfields field... */
     prop_begin(c, (persist ? 2 : 3) + (c->argc - at));
@@ -914,6 +926,8 @@ void cmd_hsetex(struct cmd_ctx *c) {
             return;
         }
     }
+    /* A change per field set, whatever its deadline does. */
+    unsigned long long mark = dirty_mark(c);
     if (e) db_written(&k, KEV_HSET);
     else e = db_put(&k, hashv_new(k.key, k.klen, -1), KEV_HSET);
     hash_prepare_pairs(c, e, first, c->argc - 1);
@@ -935,6 +949,7 @@ void cmd_hsetex(struct cmd_ctx *c) {
     }
     if (past) hash_settle(c, &k, &e, KEV_DEL);
     else hash_trim(&k, e);
+    dirty_settle(c, mark, (c->argc - first) / 2);
     reply_int(c, 1);
     if (past || !prop_on(c)) return;
     /* The command as given, with a relative or second expiry as PXAT. */

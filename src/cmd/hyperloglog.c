@@ -478,6 +478,9 @@ void cmd_pfadd(struct cmd_ctx *c) {
     key_of(c, 1, &k);
     struct kv *e;
     int updated;
+    /* A change for a created key and one per register raised, as Redis
+     * counts them; none when nothing rose. */
+    unsigned long long mark = dirty_mark(c);
     struct rawstr *s = hll_target(c, &k, &e, &updated);
     if (!s) return;
     /* Reported before the first register that rises (a new key was
@@ -489,6 +492,7 @@ void cmd_pfadd(struct cmd_ctx *c) {
         int r = hll_raise(&s, idx, cnt, &kw.pc);
         if (r < 0) {
             kv_set_ptr(e, s);
+            dirty_settle(c, mark, 0);
             reply_error(c, ERR_HLL_CORRUPT);
             return;
         }
@@ -496,6 +500,7 @@ void cmd_pfadd(struct cmd_ctx *c) {
     }
     kv_set_ptr(e, s);
     if (updated) hll_invalidate(s);
+    dirty_settle(c, mark, updated);
     reply_int(c, updated ? 1 : 0);
 }
 

@@ -15,6 +15,8 @@
 #include "../server/config.h"
 #include "../server/lazyfree.h"
 #include "../server/replid.h"
+#include "../server/snapshot.h"
+#include "../server/aof.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -180,10 +182,24 @@ static void sec_memory(struct sbuf *b) {
 }
 
 static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
+    (void)t;
+    long long now = hk_mstime();
+    int loading = atomic_load(&server_loading) != 0;
+    sb_catf(b, "# Persistence\r\nloading:%d\r\nasync_loading:0\r\n", loading);
+    if (loading) {
+        long long start = atomic_load(&load_progress.start_ms), total = atomic_load(&load_progress.total_bytes);
+        long long done = atomic_load(&load_progress.loaded_bytes);
+        double perc = total ? (double)done * 100 / (double)total : 0;
+        long long elapsed = (now - start) / 1000;
+        long long eta = done && total > done ? (long long)((double)(total - done) * (double)elapsed / (double)done) : 1;
+        sb_catf(b,
+                "loading_start_time:%lld\r\nloading_total_bytes:%lld\r\nloading_rdb_used_mem:0\r\n"
+                "loading_loaded_bytes:%lld\r\nloading_loaded_perc:%.2f\r\nloading_eta_seconds:%lld\r\n",
+                start / 1000, total, done, perc, eta);
+    }
+    int bg = snapshot_kind() == SNAP_KIND_RDB;
+    long long cur = bg ? (now - atomic_load(&snap_status.start_ms)) / 1000 : -1;
     sb_catf(b,
-            "# Persistence\r\n"
-            "loading:0\r\n"
-            "async_loading:0\r\n"
             "current_cow_peak:0\r\n"
             "current_cow_size:0\r\n"
             "current_cow_size_age:0\r\n"
@@ -191,28 +207,20 @@ static void sec_persistence(struct sbuf *b, const struct stats_totals *t) {
             "current_save_keys_processed:0\r\n"
             "current_save_keys_total:0\r\n"
             "rdb_changes_since_last_save:%llu\r\n"
-            "rdb_bgsave_in_progress:0\r\n"
+            "rdb_bgsave_in_progress:%d\r\n"
             "rdb_last_save_time:%lld\r\n"
-            "rdb_last_bgsave_status:ok\r\n"
-            "rdb_last_bgsave_time_sec:-1\r\n"
-            "rdb_current_bgsave_time_sec:-1\r\n"
-            "rdb_saves:0\r\n"
-            "rdb_last_cow_size:0\r\n"
-            "rdb_last_load_keys_expired:0\r\n"
-            "rdb_last_load_keys_loaded:0\r\n"
-            "aof_enabled:%d\r\n"
-            "aof_rewrite_in_progress:0\r\n"
-            "aof_rewrite_scheduled:0\r\n"
-            "aof_last_rewrite_time_sec:-1\r\n"
-            "aof_current_rewrite_time_sec:-1\r\n"
-            "aof_last_bgrewrite_status:ok\r\n"
-            "aof_rewrites:0\r\n"
-            "aof_rewrites_consecutive_failures:0\r\n"
-            "aof_last_write_status:ok\r\n"
-            "aof_last_cow_size:0\r\n"
-            "module_fork_in_progress:0\r\n"
-            "module_fork_last_cow_size:0\r\n",
-            t->dirty, atomic_load(&server.lastsave), CFG(appendonly) ? 1 : 0);
+            "rdb_last_bgsave_status:%s\r\n"
+            "rdb_last_bgsave_time_sec:%lld\r\n"
+            "rdb_current_bgsave_time_sec:%lld\r\n"
+            "rdb_saves:%llu\r\n"
+            "rdb_last_cow_size:%llu\r\n"
+            "rdb_last_load_keys_expired:%llu\r\n"
+            "rdb_last_load_keys_loaded:%llu\r\n",
+            snapshot_dirty(), bg, atomic_load(&server.lastsave), atomic_load(&snap_status.last_ok) ? "ok" : "err",
+            atomic_load(&snap_status.last_time_sec), cur, atomic_load(&snap_status.saves),
+            atomic_load(&snap_status.last_side_bytes), atomic_load(&load_progress.keys_expired),
+            atomic_load(&load_progress.keys_loaded));
+    aof_info(b); /* the aof_* lines, with module_fork_* where Redis puts them */
 }
 
 static void sec_stats(struct sbuf *b, const struct stats_totals *t) {

@@ -138,6 +138,8 @@ static void rename_generic(struct cmd_ctx *c, int nx) {
     struct kv *e = db_take(&src, c->now_ms, KEV_RENAME_FROM);
     int type = kv_type(e);
     db_put_noticed(&dst, kv_rekey(e, dst.key, dst.klen), KEV_RENAME_TO);
+    /* Both ends of the rename are one change. */
+    db_dirty_add(-1);
     if (old_type >= 0) db_notice_replaced(&dst, old_type, type);
     if (nx) reply_int(c, 1);
     else reply_ok(c);
@@ -208,6 +210,8 @@ void cmd_move(struct cmd_ctx *c) {
     db_notice(&dst, KEV_NEW); /* ahead of move_from, as in Redis */
     struct kv *e = db_take(&src, c->now_ms, KEV_MOVE_FROM);
     db_put_noticed(&dst, e, KEV_MOVE_TO);
+    /* Both ends of the move are one change. */
+    db_dirty_add(-1);
     reply_int(c, 1);
 }
 

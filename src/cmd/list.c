@@ -28,8 +28,9 @@ static void parse_side(struct argcur *a, int *head) {
 }
 
 /* Finish view v of key k after elements went: a list that emptied takes
- * its key with it, reported after the removal's own event. k's entry is
- * gone when it did. */
+ * its key with it, reported after the removal's own event (the callers
+ * settle the change count, which that deletion does not add to). k's
+ * entry is gone when it did. */
 static void finish_removal(struct cmd_ctx *c, const struct keyref *k, struct listv *v) {
     if (listv_after_removal(v)) db_delete(k, c->now_ms, KEV_DEL);
 }
@@ -79,6 +80,8 @@ static void push_generic(struct cmd_ctx *c, int head, int xx) {
     for (int i = 2; i < c->argc; i++) add += c->argv[i].len;
     listv_grow(&v, add, (unsigned long)(c->argc - 2));
     for (int i = 2; i < c->argc; i++) listv_push(&v, c->argv[i].ptr, c->argv[i].len, head);
+    /* One change per element pushed (the event counted the first). */
+    db_dirty_add(c->argc - 3);
     unsigned long len = listv_len(&v);
     listv_done(&v);
     reply_int(c, (long long)len);
@@ -92,11 +95,12 @@ void cmd_rpushx(struct cmd_ctx *c) { push_generic(c, 0, 1); }
 /* ---- pop ---------------------------------------------------------------- */
 
 /* Reply up to count elements from one end of the list of e (key k) and
- * remove them; with_key nests the reply as [key, [elements]] (LMPOP), and
- * then propagates as the LPOP/RPOP of that key. Deletes the key when the
- * list empties (e is gone then). */
+ * remove them, one change each; with_key nests the reply as [key,
+ * [elements]] (LMPOP), and then propagates as the LPOP/RPOP of that key.
+ * Deletes the key when the list empties (e is gone then). */
 static void pop_range(struct cmd_ctx *c, const struct keyref *k, struct kv *e, int head, unsigned long count,
                       int with_key) {
+    unsigned long long mark = dirty_mark(c);
     struct listv v;
     listv_open(&v, e);
     unsigned long llen = listv_len(&v);
@@ -118,6 +122,7 @@ static void pop_range(struct cmd_ctx *c, const struct keyref *k, struct kv *e, i
         listv_del_range(&v, llen - n, n);
     }
     finish_removal(c, k, &v);
+    dirty_settle(c, mark, (long long)n);
 }
 
 static void pop_generic(struct cmd_ctx *c, int head) {
@@ -154,9 +159,11 @@ static void pop_generic(struct cmd_ctx *c, int head) {
         struct ql_cur cur;
         listv_seek(&v, at, &cur);
         reply_elem(c, &cur);
+        unsigned long long mark = dirty_mark(c);
         db_written(&k, head ? KEV_LPOP : KEV_RPOP);
         listv_del_range(&v, at, 1);
         finish_removal(c, &k, &v);
+        dirty_settle(c, mark, 1);
         return;
     }
     pop_range(c, &k, e, head, (unsigned long)count, 0);
@@ -398,9 +405,11 @@ void cmd_lrem(struct cmd_ctx *c) {
         reply_int(c, 0);
         return;
     }
+    unsigned long long mark = dirty_mark(c);
     db_written(&k, KEV_LREM);
     unsigned long removed = listv_remove(&v, &cur, fwd, ele, elen, max);
     finish_removal(c, &k, &v);
+    dirty_settle(c, mark, (long long)removed);
     reply_int(c, (long long)removed);
 }
 
@@ -425,13 +434,15 @@ void cmd_ltrim(struct cmd_ctx *c) {
         ltrim = (unsigned long)start;
         rtrim = llen - (unsigned long)end - 1;
     }
-    /* Reported even when nothing goes, as Redis notifies "ltrim"; but then
-     * nothing changed, and nothing propagates (Redis counts no change). */
+    /* Reported even when nothing goes, as Redis notifies "ltrim"; it counts
+     * one change per element trimmed, so when none was, nothing
+     * propagates. */
+    unsigned long long mark = dirty_mark(c);
     db_written(&k, KEV_LTRIM);
-    if (ltrim + rtrim == 0) prop_custom(c);
     listv_del_range(&v, 0, ltrim);
     if (rtrim) listv_del_range(&v, listv_len(&v) - rtrim, rtrim);
     finish_removal(c, &k, &v);
+    dirty_settle(c, mark, (long long)(ltrim + rtrim));
     reply_ok(c);
 }
 
@@ -467,7 +478,8 @@ static void move_generic(struct cmd_ctx *c, int from_head, int to_head) {
 
     /* Events in Redis's order: the push onto the destination (its "new"
      * first when created), then the pop from the source, then the
-     * source's "del" when it emptied. */
+     * source's "del" when it emptied; all of it one change. */
+    unsigned long long mark = dirty_mark(c);
     if (same) {
         /* Pushing back onto the same list: it cannot have emptied. */
         db_written(&dk, push_ev);
@@ -491,6 +503,7 @@ static void move_generic(struct cmd_ctx *c, int from_head, int to_head) {
         listv_del_range(&sv, at, 1);
         finish_removal(c, &sk, &sv);
     }
+    dirty_settle(c, mark, 1);
     reply_bulk(c, copy, vlen);
     hk_free(copy);
 }

@@ -1,12 +1,13 @@
 /* server.c - server administration commands: FLUSHALL, FLUSHDB, DBSIZE,
- * TIME, LASTSAVE, SHUTDOWN and MEMORY, plus the small helpers the other
- * administration files share (HELP replies, a text buffer). INFO, CONFIG,
- * COMMAND and DEBUG live in info.c, config_cmd.c, command.c and debug.c. Nothing here
- * persists data: there is no RDB/AOF yet, and SHUTDOWN SAVE says so. */
+ * TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN and MEMORY, plus the small helpers
+ * the other administration files share (HELP replies, a text buffer).
+ * INFO, CONFIG, COMMAND and DEBUG live in info.c, config_cmd.c, command.c
+ * and debug.c; snapshots themselves in src/server/snapshot.c. */
 #include "../core/alloc.h"
 #include "../net/net.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
+#include "../server/snapshot.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -86,7 +87,22 @@ static void flush_generic(struct cmd_ctx *c, int db) {
     reply_ok(c);
 }
 
-void cmd_flushall(struct cmd_ctx *c) { flush_generic(c, -1); }
+/* FLUSHALL with save points stops a background save and saves the empty
+ * dataset, as Redis's does; here once the shards are free (the cut needs
+ * them), on this thread. */
+static void flushall_save(void *arg) {
+    (void)arg;
+    if (snapshot_kind() == SNAP_KIND_RDB) snapshot_abort();
+    char path[1024], err[512];
+    snapshot_path(path, sizeof(path));
+    struct snap_opts o = {.path = path};
+    if (snapshot_run(&o, err, sizeof(err)) < 0) hk_log(LL_WARNING, "Failed saving the DB: %s", err);
+}
+
+void cmd_flushall(struct cmd_ctx *c) {
+    flush_generic(c, -1);
+    if (!(c->flags & CTX_REPLAY) && snapshot_save_points_set()) exec_after_unlock(c, flushall_save, NULL);
+}
 void cmd_flushdb(struct cmd_ctx *c) { flush_generic(c, c->db); }
 
 void cmd_dbsize(struct cmd_ctx *c) {
@@ -163,16 +179,88 @@ void cmd_time(struct cmd_ctx *c) {
 
 void cmd_lastsave(struct cmd_ctx *c) { reply_int(c, atomic_load(&server.lastsave)); }
 
+/* ---- SAVE, BGSAVE ------------------------------------------------------- */
+
+/* SAVE: a snapshot written while this client waits; the other clients
+ * keep being served (no fork, no stop: snapshot.h). NO_MULTI and NOSCRIPT,
+ * so no shard is held here. A rewrite's snapshot in progress is waited
+ * for, as Redis's SAVE runs beside an AOF child. */
+void cmd_save(struct cmd_ctx *c) {
+    if (snapshot_kind() == SNAP_KIND_RDB) {
+        reply_error(c, "ERR Background save already in progress");
+        return;
+    }
+    char path[1024], err[512];
+    snapshot_path(path, sizeof(path));
+    struct snap_opts o = {.path = path};
+    int rc;
+    while ((rc = snapshot_run(&o, err, sizeof(err))) < 0 && snapshot_kind() == SNAP_KIND_AOF) snapshot_wait();
+    if (rc < 0) {
+        hk_log(LL_WARNING, "Failed saving the DB: %s", err);
+        reply_error(c, "ERR");
+        return;
+    }
+    reply_ok(c);
+}
+
+/* BGSAVE [SCHEDULE]. The reply follows the cut, so a write acknowledged
+ * after it is not in the file; inside EXEC (shards held) the cut is taken
+ * once the transaction lets go of them. */
+void cmd_bgsave(struct cmd_ctx *c) {
+    int schedule = 0;
+    if (c->argc > 1) {
+        if (c->argc == 2 && arg_is(&c->argv[1], "schedule")) {
+            schedule = 1;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    int kind = snapshot_kind();
+    if (kind == SNAP_KIND_RDB) {
+        reply_error(c, "ERR Background save already in progress");
+        return;
+    }
+    if (kind != SNAP_KIND_NONE) {
+        if (schedule) {
+            atomic_store(&snap_status.scheduled, 1);
+            reply_simple(c, "Background saving scheduled");
+        } else {
+            reply_error(c, "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE "
+                           "in order to schedule a BGSAVE whenever possible.");
+        }
+        return;
+    }
+    /* Inside EXEC (or a script) the save waits for the end of it, as
+     * Redis schedules it. */
+    if (c->flags & CTX_NESTED) {
+        atomic_store(&snap_status.scheduled, 1);
+        reply_simple(c, "Background saving scheduled");
+        return;
+    }
+    char err[512];
+    if (snapshot_bgsave(1, err, sizeof(err)) < 0) {
+        if (snapshot_kind() == SNAP_KIND_RDB) {
+            reply_error(c, "ERR Background save already in progress");
+            return;
+        }
+        hk_log(LL_WARNING, "Can't save in background: %s", err);
+        reply_error(c, "ERR");
+        return;
+    }
+    reply_simple(c, "Background saving started");
+}
+
 /* ---- SHUTDOWN ------------------------------------------------------------ */
 
-/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | SHUTDOWN ABORT. With no
- * persistence there is nothing to save by default and no replica to wait
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | SHUTDOWN ABORT. With save points
+ * configured (or SAVE), the dataset is saved first; a failed save keeps
+ * the server running unless FORCE says to exit anyway. No replica to wait
  * for, so a shutdown is immediate and ABORT never finds one in progress.
- * An explicit SAVE cannot be honoured: it fails as a failed save does in
- * Redis, unless FORCE says to exit anyway. On success nothing is replied:
- * the main thread is woken with a process-directed SIGTERM (raise() would
- * target this worker thread, which blocks every signal) and the workers
- * close every connection on their way out. */
+ * On success nothing is replied: the main thread is woken with a
+ * process-directed SIGTERM (raise() would target this worker thread, which
+ * blocks every signal) and the workers close every connection on their
+ * way out. */
 void cmd_shutdown(struct cmd_ctx *c) {
     int nosave = 0, save = 0, now = 0, force = 0, abort_ = 0;
     for (int i = 1; i < c->argc; i++) {
@@ -195,8 +283,7 @@ void cmd_shutdown(struct cmd_ctx *c) {
         return;
     }
     (void)now;
-    if (save && !force) {
-        hk_log(LL_WARNING, "SHUTDOWN SAVE: this server has no persistence yet, can't save the DB; not exiting.");
+    if (shutdown_prepare(save ? SHUTDOWN_SAVE : nosave ? SHUTDOWN_NOSAVE : SHUTDOWN_DEFAULT, force) < 0) {
         reply_error(c, "ERR Errors trying to SHUTDOWN. Check logs.");
         return;
     }

@@ -61,12 +61,14 @@ void cmd_sadd(struct cmd_ctx *c) {
     if (e) setv_maybe_convert(&o, hint);
     long long added = 0;
     /* An existing set reports before its first new member; a new key is
-     * reported when it is stored. */
+     * reported when it is stored. Each member added is a change. */
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_SADD, !e);
     for (int i = 2; i < c->argc; i++) added += setv_add(&o, c->argv[i].ptr, c->argv[i].len, &kw.pc);
     if (e) setv_store(e, &o);
     else db_put(&k, setv_entry(k.key, k.klen, &o), KEV_SADD);
+    dirty_settle(c, mark, added);
     reply_int(c, added);
 }
 
@@ -82,6 +84,7 @@ void cmd_srem(struct cmd_ctx *c) {
     if (!check_type(c, e, OBJ_SET)) return;
     struct setv o = setv_of(e);
     long long removed = 0;
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, KEV_SREM, 0);
     for (int i = 2; i < c->argc; i++) {
@@ -90,6 +93,7 @@ void cmd_srem(struct cmd_ctx *c) {
     }
     setv_store(e, &o);
     if (!setv_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
+    dirty_settle(c, mark, removed);
     reply_int(c, removed);
 }
 
@@ -170,7 +174,7 @@ static void srem_batch_add(struct srem_batch *b, const struct lp_val *v) {
 
 /* SPOP key [count]. Without count: one member or nil. With count: a set
  * (RESP3) of up to count distinct members, all of them (and the key
- * deleted) when count reaches the size. */
+ * deleted) when count reaches the size. One change per member taken. */
 void cmd_spop(struct cmd_ctx *c) {
     if (c->argc > 3) {
         reply_error(c, ERR_SYNTAX);
@@ -198,10 +202,12 @@ void cmd_spop(struct cmd_ctx *c) {
     uint64_t size = setv_size(&o);
     /* Random draws do not replay: SPOP propagates as DEL (all of it) or
      * as SREM of the members it took. */
+    unsigned long long mark = dirty_mark(c);
     db_written(&k, KEV_SPOP);
     if (count > 0 && (uint64_t)count >= size) {
         reply_members(c, &o);
         db_delete(&k, c->now_ms, KEV_DEL);
+        dirty_settle(c, mark, (long long)size);
         prop_cmd(c, "DEL", 1, &c->argv[1]);
         return;
     }
@@ -230,6 +236,7 @@ void cmd_spop(struct cmd_ctx *c) {
         }
         setv_free(&o);
         setv_store(e, &ns);
+        dirty_settle(c, mark, count);
         return;
     }
     long long n = count < 0 ? 1 : count;
@@ -247,6 +254,7 @@ void cmd_spop(struct cmd_ctx *c) {
     }
     setv_store(e, &o);
     if (!setv_size(&o)) db_delete(&k, c->now_ms, KEV_DEL);
+    dirty_settle(c, mark, n);
 }
 
 /* A member already returned by SRANDMEMBER, keyed by its address. */
@@ -392,6 +400,9 @@ void cmd_smove(struct cmd_ctx *c) {
         reply_int(c, setv_has(&so, m->ptr, m->len));
         return;
     }
+    /* One change for the removal, one more when the destination gained
+     * the member; none for a source it emptied. */
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &ks_, KEV_SREM, 0);
     if (!setv_remove(&so, m->ptr, m->len, &kw.pc)) {
@@ -400,15 +411,18 @@ void cmd_smove(struct cmd_ctx *c) {
     }
     setv_store(src, &so);
     if (!setv_size(&so)) db_delete(&ks_, c->now_ms, KEV_DEL);
+    int added = 1;
     if (dst) {
         struct setv d = setv_of(dst);
         key_write_init(&kw, &kd, KEV_SADD, 0);
-        if (setv_add(&d, m->ptr, m->len, &kw.pc)) setv_store(dst, &d);
+        added = setv_add(&d, m->ptr, m->len, &kw.pc);
+        if (added) setv_store(dst, &d);
     } else {
         struct setv d = setv_create(m->ptr, m->len, 1);
         setv_add(&d, m->ptr, m->len, NULL);
         db_put(&kd, setv_entry(kd.key, kd.klen, &d), KEV_SADD);
     }
+    dirty_settle(c, mark, 1 + added);
     reply_int(c, 1);
 }
 

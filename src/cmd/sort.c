@@ -486,6 +486,8 @@ static void sort_generic(struct cmd_ctx *c, int readonly) {
             listv_settle(&v);
             listv_done(&v);
             db_put(&kd, le, KEV_SORTSTORE);
+            /* A change per element stored, as Redis counts them. */
+            db_dirty_add((long long)outlen - 1);
         } else {
             db_delete(&kd, c->now_ms, KEV_DEL);
         }

@@ -52,7 +52,7 @@ static void prop_stream_rewrite(struct cmd_ctx *c, int idpos, const streamid *id
 
 /* Trim key k's stream s by t, reporting KEV_XTRIM immediately before the
  * first entry goes (not at all when none does). Returns the entries
- * removed. */
+ * removed; the report counted one change, the caller settles the rest. */
 static long long trim_reported(const struct keyref *k, struct stream *s, const struct stream_trim *t) {
     struct key_write kw;
     key_write_init(&kw, k, KEV_XTRIM, 0);
@@ -149,7 +149,8 @@ void cmd_xadd(struct cmd_ctx *c) {
     if (fv != stackf) hk_free(fv);
     xreply_id(c, &nid);
 
-    if (o.t.strategy) trim_reported(&k, s, &o.t);
+    /* One change, whatever the trimming removed (as Redis counts it). */
+    if (o.t.strategy && trim_reported(&k, s, &o.t)) db_dirty_add(-1);
     int rewrite_id = !id_given || !seq_given;
     if (rewrite_id || (o.t.strategy && o.t.approx)) prop_stream_rewrite(c, rewrite_id ? idpos : -1, &nid, &o, s);
 }
@@ -219,6 +220,8 @@ void cmd_xdel(struct cmd_ctx *c) {
         if (!deleted) db_written(&k, KEV_XDEL);
         deleted += stream_delete(s, &ids.v[j]);
     }
+    /* A change per entry deleted; the report counted the first. */
+    if (deleted > 1) db_dirty_add(deleted - 1);
     xids_free(&ids);
     reply_int(c, deleted);
 }
@@ -253,6 +256,7 @@ void cmd_xdelex(struct cmd_ctx *c) {
     }
     struct stream *s = stream_of(e);
     int reported = 0, state_reported = 0;
+    long long deleted = 0;
     for (int j = 0; j < n; j++) {
         const streamid *id = &ids.v[j];
         int live = stream_has(s, id);
@@ -264,8 +268,12 @@ void cmd_xdelex(struct cmd_ctx *c) {
             db_written(&k, KEV_XGROUP_STATE);
             state_reported = 1;
         }
-        reply_int(c, stream_delete_policy(s, id, policy));
+        int r = stream_delete_policy(s, id, policy);
+        deleted += live && r == 1;
+        reply_int(c, r);
     }
+    /* As XDEL: a change per entry deleted (the report counted one). */
+    if (deleted > 1) db_dirty_add(deleted - 1);
     xids_free(&ids);
 }
 
@@ -293,6 +301,8 @@ void cmd_xtrim(struct cmd_ctx *c) {
     }
     struct stream *s = stream_of(e);
     long long removed = trim_reported(&k, s, &o.t);
+    /* A change per entry removed. */
+    if (removed > 1) db_dirty_add(removed - 1);
     if (removed && o.t.approx) prop_stream_rewrite(c, -1, NULL, &o, s);
     reply_int(c, removed);
 }

@@ -777,8 +777,11 @@ void cmd_xackdel(struct cmd_ctx *c) {
             reply_int(c, 2);
             continue;
         }
-        if (!deleting && stream_has(s, id)) {
-            db_written(&k, KEV_XDEL);
+        if (stream_has(s, id)) {
+            /* The acknowledgment and the deletion, as XACK and XDEL count
+             * them (the deletion's report is raised once). */
+            if (!deleting) db_written(&k, KEV_XDEL);
+            else db_dirty_add(1);
             deleting = 1;
         }
         /* Acknowledged by every group (ACKED) or not asked: delete as

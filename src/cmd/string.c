@@ -236,7 +236,9 @@ static void set_value(struct cmd_ctx *c, const struct keyref *k, int vi, long lo
     }
     db_put_str(k, v->ptr, v->len, when, KEV_SET);
     if (!given_ttl) return;
+    /* "set" and "expire" are one change. */
     db_written(k, KEV_EXPIRE);
+    db_dirty_add(-1);
     prop_begin(c, 5);
     prop_arg_cstr(c, "SET");
     prop_arg_slice(c, &key);
@@ -592,7 +594,11 @@ void cmd_msetex(struct cmd_ctx *c) {
             deadline = e ? kv_expire(e) : -1;
         }
         db_put_str(&k, v->ptr, v->len, deadline, KEV_SET);
-        if (o.exp_arg > 0) db_written(&k, KEV_EXPIRE);
+        /* A change per key, with or without its "expire". */
+        if (o.exp_arg > 0) {
+            db_written(&k, KEV_EXPIRE);
+            db_dirty_add(-1);
+        }
     }
     if (o.flags & (SET_EX | SET_PX)) {
         prop_begin(c, c->argc);

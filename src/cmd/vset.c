@@ -357,8 +357,10 @@ void cmd_vrem(struct cmd_ctx *c) {
     db_written(&k, KEV_VSET);
     vset_remove_name(vs, el);
     struct vwrite_job *j = vwrite_job(c, vs, el, VOP_REM, NULL);
-    /* Redis's module deletes the emptied key without a "del" event. */
-    if (!vset_card(vs)) db_delete(&k, c->now_ms, KEV_VSET);
+    /* Redis's module deletes the emptied key without a "del" event, and
+     * counts the command as one change (its replication), with or without
+     * the key. */
+    if (!vset_card(vs) && db_delete(&k, c->now_ms, KEV_VSET)) db_dirty_add(-1);
     vwrite_run(j);
 }
 

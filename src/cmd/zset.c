@@ -128,6 +128,8 @@ static void zadd_generic(struct cmd_ctx *c, int flags) {
     long long added = 0, updated = 0, processed = 0;
     double score = 0;
     int ev = incr ? KEV_ZINCR : KEV_ZADD;
+    /* A change per member added or whose score changed. */
+    unsigned long long mark = dirty_mark(c);
     struct key_write kw;
     key_write_init(&kw, &k, ev, !e);
     if (!e) {
@@ -142,6 +144,7 @@ static void zadd_generic(struct cmd_ctx *c, int flags) {
         int st = zs_add(e, scores[j], m->ptr, m->len, flags, &out, &ns, &kw.pc);
         if (st != HK_OK) {
             zs_delete_if_empty(c, &k, e);
+            dirty_settle(c, mark, added + updated);
             reply_status(c, st);
             goto done;
         }
@@ -152,6 +155,7 @@ static void zadd_generic(struct cmd_ctx *c, int flags) {
     }
     /* A key created for members that were all skipped would be empty. */
     zs_delete_if_empty(c, &k, e);
+    dirty_settle(c, mark, added + updated);
 reply:
     if (incr) {
         if (processed)
@@ -212,6 +216,7 @@ void cmd_zrem(struct cmd_ctx *c) {
     if (bad) return;
     long long deleted = 0;
     if (e) {
+        unsigned long long mark = dirty_mark(c);
         struct key_write kw;
         key_write_init(&kw, &k, KEV_ZREM, 0);
         for (int i = 2; i < c->argc; i++) {
@@ -219,6 +224,7 @@ void cmd_zrem(struct cmd_ctx *c) {
             if (zs_len(e) == 0) break;
         }
         if (deleted) zs_delete_if_empty(c, &k, e);
+        dirty_settle(c, mark, deleted);
     }
     reply_int(c, deleted);
 }
@@ -497,11 +503,13 @@ static void zremrange_generic(struct cmd_ctx *c, int type) {
         count = type == ZR_SCORE ? zs_span_range(e, &r, &first) : zs_span_lex(e, &lex, &first);
     }
     if (count) {
+        unsigned long long mark = dirty_mark(c);
         db_written(&k, type == ZR_RANK    ? KEV_ZREMRANGEBYRANK
                        : type == ZR_SCORE ? KEV_ZREMRANGEBYSCORE
                                           : KEV_ZREMRANGEBYLEX);
         zs_delete_ranks(e, first, count);
         zs_delete_if_empty(c, &k, e);
+        dirty_settle(c, mark, (long long)count);
     }
     reply_int(c, (long long)count);
 }
@@ -546,9 +554,12 @@ void zpop_reply(struct cmd_ctx *c, struct keyref *k, struct kv *e, int max, long
         prop_arg_ll(c, n);
     }
     if (n == 0) return;
+    /* A change per member popped. */
+    unsigned long long mark = dirty_mark(c);
     db_written(k, max ? KEV_ZPOPMAX : KEV_ZPOPMIN);
     zs_delete_ranks(e, max ? (unsigned long)(llen - n) : 0, (unsigned long)n);
     zs_delete_if_empty(c, k, e);
+    dirty_settle(c, mark, n);
 }
 
 static void zpop_generic(struct cmd_ctx *c, int max) {

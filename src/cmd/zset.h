@@ -23,8 +23,9 @@ void zs_store_result(struct cmd_ctx *c, struct keyref *k, struct zsl *z, int ev)
 /* Pop up to count members of e (key k, a zset) from the top when max and
  * reply them: flat pairs, nested pairs, or with emitkey ZMPOP's
  * [key, [[m, s]...]], which also propagates as ZPOPMIN/ZPOPMAX key n.
- * Reports the pop before changing e and deletes the key when it empties;
- * e must not be used afterwards. */
+ * Reports the pop before changing e and deletes the key when it empties
+ * (a change per member popped, none for the deletion); e must not be
+ * used afterwards. */
 void zpop_reply(struct cmd_ctx *c, struct keyref *k, struct kv *e, int max, long long count, int nested, int emitkey);
 
 #endif

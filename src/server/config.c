@@ -11,7 +11,9 @@
 #include "../core/util.h"
 #include "../proto/resp.h"
 #include "configtab.h"
+#include "aof.h"
 #include "notify.h"
+#include "snapshot.h"
 #include "server.h"
 
 #include <ctype.h>
@@ -29,6 +31,10 @@ pthread_rwlock_t cfg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static const struct cfg_enum loglevel_enum[] = {
     {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
 static const struct cfg_enum no_only_enum[] = {{"no", 0}, {NULL, 0}};
+static const struct cfg_enum appendfsync_enum[] = {
+    {"always", AOF_FSYNC_ALWAYS}, {"everysec", AOF_FSYNC_EVERYSEC}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
+static const struct cfg_enum sanitize_enum[] = {
+    {"no", SANITIZE_NO}, {"yes", SANITIZE_YES}, {"clients", SANITIZE_CLIENTS}, {NULL, 0}};
 static const struct cfg_enum noeviction_enum[] = {{"noeviction", 0}, {NULL, 0}};
 static const struct cfg_enum protected_enum[] = {
     {"no", CFG_DEBUG_NO}, {"yes", CFG_DEBUG_YES}, {"local", CFG_DEBUG_LOCAL}, {NULL, 0}};
@@ -44,12 +50,16 @@ static int check_maxmemory(const char *value, char *err, size_t errsize) {
 static int set_obl(const char *value, char *err, size_t errsize);
 static void get_obl(char *buf, size_t size);
 static int check_save(const char *value, char *err, size_t errsize);
+static int check_dbfilename(const char *value, char *err, size_t errsize);
 static int apply_requirepass(char *err, size_t errsize);
 static int apply_maxclients(char *err, size_t errsize);
 static int apply_listeners(char *err, size_t errsize);
 static int set_io_threads(const char *value, char *err, size_t errsize);
 static void get_io_threads(char *buf, size_t size);
 static int apply_hz(char *err, size_t errsize);
+static int apply_save(char *err, size_t errsize);
+static int apply_dir(char *err, size_t errsize);
+static int apply_appendonly(char *err, size_t errsize);
 
 #define INT(n, field, lo, hi, d, fl) {n, NULL, CFG_INT, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
 #define MEM(n, field, lo, hi, d, fl) {n, NULL, CFG_MEM, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
@@ -95,13 +105,14 @@ const struct cfg_entry cfg_table[] = {
      NULL, NULL, NULL, NULL},
     INT("shards", shards, 1, 65536, "1024", CFG_IMMUTABLE | CFG_HIDDEN),
     STR("pidfile", pidfile, "", CFG_IMMUTABLE, NULL),
-    STR("dir", dir, "", CFG_IMMUTABLE, NULL),
+    STR("dir", dir, "", CFG_PROTECTED, apply_dir),
     ENUM("daemonize", daemonize, no_only_enum, "no", CFG_IMMUTABLE),
-    ENUM("appendonly", appendonly, no_only_enum, "no", 0),
+    {"appendonly", NULL, CFG_BOOL, 0, &cfg.appendonly, NULL, 0, 1, "no", NULL, NULL, NULL, NULL, apply_appendonly},
     {"maxmemory", NULL, CFG_MEM, 0, &cfg.maxmemory, NULL, 0, LLONG_MAX, "0", NULL, check_maxmemory, NULL, NULL, NULL},
     ENUM("maxmemory-policy", maxmemory_policy, noeviction_enum, "noeviction", 0),
     ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
+    ENUM("enable-protected-configs", enable_protected_configs, protected_enum, "no", CFG_IMMUTABLE),
     TLIM_ROW("hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT, hash_max_listpack_entries, 0, LONG_MAX,
              "512"),
     TLIM_ROW("hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEM, hash_max_listpack_value, 0, LONG_MAX, "64"),
@@ -123,7 +134,26 @@ const struct cfg_entry cfg_table[] = {
     BOOL("lazyfree-lazy-server-del", lazyfree_lazy_server_del, "no", 0),
     BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "no", 0),
     BOOL("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, "no", 0),
-    {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "", NULL, check_save, NULL, NULL, NULL},
+    {"save", NULL, CFG_STRING, CFG_MULTI_ARG, NULL, &cfg.save, 0, 0, "3600 1 300 100 60 10000", NULL, check_save,
+     NULL, NULL, apply_save},
+    {"dbfilename", NULL, CFG_STRING, CFG_PROTECTED, NULL, &cfg.dbfilename, 0, 0, "dump.rdb", NULL, check_dbfilename, NULL, NULL,
+     NULL},
+    BOOL("rdbcompression", rdbcompression, "yes", 0),
+    BOOL("rdbchecksum", rdbchecksum, "yes", CFG_IMMUTABLE),
+    BOOL("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, "yes", 0),
+    BOOL("rdb-del-sync-files", rdb_del_sync_files, "no", 0),
+    BOOL("rdb-save-incremental-fsync", rdb_save_incremental_fsync, "yes", 0),
+    ENUM("sanitize-dump-payload", sanitize_dump_payload, sanitize_enum, "no", 0),
+    ENUM("appendfsync", appendfsync, appendfsync_enum, "everysec", 0),
+    STR("appenddirname", appenddirname, "appendonlydir", CFG_IMMUTABLE, NULL),
+    STR("appendfilename", appendfilename, "appendonly.aof", CFG_IMMUTABLE, NULL),
+    BOOL("aof-use-rdb-preamble", aof_use_rdb_preamble, "yes", 0),
+    BOOL("aof-timestamp-enabled", aof_timestamp_enabled, "no", 0),
+    INT("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT_MAX, "100", 0),
+    MEM("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, 0, LLONG_MAX, "64mb", 0),
+    BOOL("aof-load-truncated", aof_load_truncated, "yes", 0),
+    BOOL("aof-rewrite-incremental-fsync", aof_rewrite_incremental_fsync, "yes", 0),
+    BOOL("no-appendfsync-on-rewrite", no_appendfsync_on_rewrite, "no", 0),
     /* Slow log and latency monitoring: a change recomputes the request
      * path's one threshold (observe.h). */
     {"slowlog-log-slower-than", NULL, CFG_INT, 0, &cfg.slowlog_log_slower_than, NULL, -1, LLONG_MAX, "10000", NULL,
@@ -281,13 +311,37 @@ static int apply_maxclients(char *err, size_t errsize) {
     return 0;
 }
 
-static int check_save(const char *value, char *err, size_t errsize) {
-    /* No persistence yet: only an empty save schedule is truthful. */
-    if (value[0] != '\0') {
-        snprintf(err, errsize, "RDB snapshots are not supported yet; only save \"\" is accepted");
+static int check_dbfilename(const char *value, char *err, size_t errsize) {
+    if (strchr(value, '/')) {
+        snprintf(err, errsize, "dbfilename can't be a path, just a filename");
         return 0;
     }
     return 1;
+}
+
+static int check_save(const char *value, char *err, size_t errsize) {
+    return savepoints_parse(value, NULL, NULL, 0, err, errsize) >= 0;
+}
+
+static int apply_save(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    snapshot_config_changed();
+    return 1;
+}
+
+/* Redis changes the working directory: files are then relative to it. */
+static int apply_dir(char *err, size_t errsize) {
+    char *d = cfg_get_string(&cfg.dir);
+    int ok = d[0] == '\0' || chdir(d) == 0;
+    if (!ok) snprintf(err, errsize, "%s", strerror(errno));
+    hk_free(d);
+    return ok;
+}
+
+static int apply_appendonly(char *err, size_t errsize) {
+    if (!server.workers) return 1; /* at start-up: main opens the AOF */
+    return aof_config_changed(err, errsize);
 }
 
 static int set_obl(const char *value, char *err, size_t errsize) {
@@ -570,6 +624,17 @@ static void apply_args(const char *source, int lineno, const char *line, int dep
     size_t off = 0;
     for (int i = 1; i < a.argc && off < sizeof(value); i++)
         off += (size_t)snprintf(value + off, sizeof(value) - off, "%s%s", i > 1 ? " " : "", a.argv[i]);
+    /* Save lines add up, as in Redis: the first one replaces the default
+     * points, the next ones append, and `save ""` clears them. */
+    static int save_seen;
+    if (e->sval == &cfg.save) {
+        if (save_seen && value[0] && cfg.save && cfg.save[0]) {
+            char joined[4096];
+            snprintf(joined, sizeof(joined), "%s %s", cfg.save, value);
+            snprintf(value, sizeof(value), "%s", joined);
+        }
+        save_seen = 1;
+    }
     char err[256];
     if (!cfg_set(e, value, err, sizeof(err))) {
         char msg[512];

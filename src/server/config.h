@@ -13,6 +13,8 @@
 
 enum { OBL_NORMAL = 0, OBL_REPLICA = 1, OBL_PUBSUB = 2 };
 enum { CFG_DEBUG_NO = 0, CFG_DEBUG_YES = 1, CFG_DEBUG_LOCAL = 2 }; /* enable-debug-command */
+enum { AOF_FSYNC_NO = 0, AOF_FSYNC_ALWAYS = 1, AOF_FSYNC_EVERYSEC = 2 }; /* appendfsync */
+enum { SANITIZE_NO = 0, SANITIZE_YES = 1, SANITIZE_CLIENTS = 2 };        /* sanitize-dump-payload */
 
 struct server_config {
     _Atomic long long port, tcp_backlog, timeout, tcp_keepalive, maxclients, databases, hz;
@@ -22,7 +24,7 @@ struct server_config {
     /* Read by clients and tools; only their truthful values are accepted
      * until eviction and cluster mode exist. */
     _Atomic long long maxmemory, maxmemory_policy, cluster_enabled;
-    _Atomic long long enable_debug_command; /* CFG_DEBUG_* */
+    _Atomic long long enable_debug_command, enable_protected_configs; /* CFG_DEBUG_* */
     /* The encoding thresholds live with the types (type_limits, TLIM()). */
     _Atomic long long hll_sparse_max_bytes;
     /* Lazy freeing (src/server/lazyfree.h): which deletions may free big
@@ -38,6 +40,11 @@ struct server_config {
     _Atomic long long busy_reply_threshold;
     /* Client-side caching: most keys the tracking table remembers. */
     _Atomic long long tracking_table_max_keys;
+    /* Persistence (src/server/snapshot.h, aof.h). */
+    _Atomic long long rdbcompression, rdbchecksum, stop_writes_on_bgsave_error, rdb_del_sync_files;
+    _Atomic long long rdb_save_incremental_fsync, sanitize_dump_payload, appendfsync, aof_use_rdb_preamble;
+    _Atomic long long aof_timestamp_enabled, auto_aof_rewrite_percentage, auto_aof_rewrite_min_size;
+    _Atomic long long aof_load_truncated, aof_rewrite_incremental_fsync, no_appendfsync_on_rewrite;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */
@@ -47,6 +54,8 @@ struct server_config {
     char *pidfile;
     char *dir;
     char *save;
+    char *dbfilename;
+    char *appenddirname, *appendfilename;
 };
 
 extern struct server_config cfg;

@@ -11,6 +11,7 @@ enum cfg_type { CFG_BOOL, CFG_INT, CFG_MEM, CFG_OCTAL, CFG_ENUM, CFG_STRING, CFG
 #define CFG_SENSITIVE 2u  /* value not logged */
 #define CFG_MULTI_ARG 4u  /* takes several words: bind, save, buffer limits */
 #define CFG_HIDDEN 8u     /* not matched by CONFIG GET patterns, only by its name */
+#define CFG_PROTECTED 16u /* CONFIG SET only with enable-protected-configs (Redis's PROTECTED_CONFIG) */
 
 struct cfg_enum {
     const char *name;

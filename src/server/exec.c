@@ -14,6 +14,7 @@
 #include "tracking.h"
 #include "script.h"
 #include "server.h"
+#include "snapshot.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,52 @@ static void refuse_unknown(struct cmd_ctx *c, int policy) {
     reply_error(c, msg);
 }
 
+_Atomic int admit_gate;
+
+void admit_gate_set(int bit, int on) {
+    if (on) atomic_fetch_or(&admit_gate, bit);
+    else atomic_fetch_and(&admit_gate, ~bit);
+}
+
+static pthread_mutex_t aof_err_mu = PTHREAD_MUTEX_INITIALIZER;
+static char aof_err_text[200];
+
+void admit_aof_error(const char *err) {
+    pthread_mutex_lock(&aof_err_mu);
+    snprintf(aof_err_text, sizeof(aof_err_text), "%s", err ? err : "");
+    pthread_mutex_unlock(&aof_err_mu);
+    admit_gate_set(ADMIT_GATE_AOF_ERR, err != NULL);
+}
+
+/* Writes refused because the dataset cannot be persisted (Redis's
+ * writeCommandsDeniedByDiskError): a failed BGSAVE with save points and
+ * stop-writes-on-bgsave-error, or a failed AOF write. NULL: allowed. A
+ * script that may write meets the same text before it starts, since its
+ * flags make EVAL and FCALL write commands, as Redis's admission does. */
+static const char *disk_error(void) {
+    int g = atomic_load_explicit(&admit_gate, memory_order_relaxed);
+    if ((g & ADMIT_GATE_RDB_ERR) && CFG(stop_writes_on_bgsave_error) && snapshot_save_points_set())
+        return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. "
+               "Commands that may modify the data set are disabled, because this instance is configured to report "
+               "errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check "
+               "the Redis logs for details about the RDB error.";
+    if ((g & ADMIT_GATE_AOF_ERR) && CFG(appendonly)) {
+        static _Thread_local char msg[512];
+        char why[200];
+        pthread_mutex_lock(&aof_err_mu);
+        snprintf(why, sizeof(why), "%s", aof_err_text);
+        pthread_mutex_unlock(&aof_err_mu);
+        snprintf(msg, sizeof(msg), "MISCONF Errors writing to the AOF file: %s", why);
+        return msg;
+    }
+    return NULL;
+}
+
+const char *exec_script_disk_error(void) {
+    if (!atomic_load_explicit(&admit_gate, memory_order_relaxed)) return NULL;
+    return disk_error();
+}
+
 int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
     struct command *cmd = lookup_cached(c->w, c->argv[0].ptr, c->argv[0].len);
     c->cmd = NULL;
@@ -138,6 +185,12 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
             reply_error(c, "ERR Write commands are not allowed from read-only scripts.");
             return ADMIT_REFUSED;
         }
+        const char *derr;
+        if ((cmd->flags & CMD_WRITE) && atomic_load_explicit(&admit_gate, memory_order_relaxed) &&
+            (derr = disk_error())) {
+            reply_error(c, derr);
+            return ADMIT_REFUSED;
+        }
         return ADMIT_OK;
     }
     /* Protected commands (DEBUG) are refused before authentication, in
@@ -161,6 +214,17 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
     }
+    int gate = atomic_load_explicit(&admit_gate, memory_order_relaxed);
+    if (gate & (ADMIT_GATE_RDB_ERR | ADMIT_GATE_AOF_ERR)) {
+        uint64_t wf = cmd->flags;
+        if (cmd->flags & CMD_TXN_EXEC) wf |= queued_flags;
+        const char *derr;
+        if (((wf & CMD_WRITE) || !strcmp(cmd->fullname, "ping")) && (derr = disk_error())) {
+            refuse(c, derr);
+            admit_count_rejected(c, cmd);
+            return ADMIT_REFUSED;
+        }
+    }
     /* A RESP2 connection with subscriptions reads pushed messages as
      * replies, so only what answers in that shape may run (RESP3 pushes
      * are told apart, so it may run anything). */
@@ -177,6 +241,11 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
     /* A monitor is a replica to Redis: it may not touch the keyspace. */
     if ((who & ADM_MONITOR) && (cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE))) {
         refuse(c, "ERR Replica can't interact with the keyspace");
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    if ((gate & ADMIT_GATE_LOADING) && !(cmd->flags & CMD_LOADING)) {
+        refuse(c, "LOADING Redis is loading the dataset in memory");
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
     }

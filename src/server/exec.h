@@ -172,6 +172,9 @@ static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64
  * (a connection's plain command: cached lookup, no subcommand, right
  * arity, authenticated, nothing busy or paused) without a call. */
 int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags);
+/* A script whose flags let it write may not start while writes are
+ * refused for a disk error: Redis's script text of -MISCONF, or NULL. */
+const char *exec_script_disk_error(void);
 /* The command table lookup behind the worker's one-entry cache (w may be
  * NULL). */
 const struct command *exec_lookup(struct worker *w, const char *name, size_t len);

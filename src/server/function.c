@@ -356,7 +356,9 @@ static void change_begin(struct cmd_ctx *c) { exec_lock_all_shards(c); }
 
 static void change_done(struct cmd_ctx *c) {
     atomic_fetch_add(&reg_gen, 1);
-    c->sink.dirty++;
+    /* One change in rdb_changes_since_last_save too, as Redis counts it
+     * (the handler runs with its own context as the write sink). */
+    db_dirty_add(1);
 }
 
 static long long load_timeout(const struct cmd_ctx *c) { return (c->flags & CTX_REPLAY) ? 0 : LOAD_TIMEOUT_MS; }
@@ -509,15 +511,49 @@ void fn_stats(struct cmd_ctx *c) {
 
 /* ---- FUNCTION DUMP / RESTORE -------------------------------------------------- */
 
-void fn_dump(struct cmd_ctx *c) {
-    struct hk_buf b = {0};
+static int reg_join(struct fn_lib *libs, int policy, char *err, size_t errlen);
+
+void fn_rdb_records(struct hk_buf *b) {
     pthread_rwlock_rdlock(&reg_lock);
     for (const struct fn_lib *l = reg_head; l; l = l->next) {
         unsigned char op = RDB_OPCODE_FUNCTION2;
-        hk_buf_add(&b, &op, 1, 256);
-        rdb_write_string(&b, l->code, l->code_len);
+        hk_buf_add(b, &op, 1, 256);
+        rdb_write_string(b, l->code, l->code_len);
     }
     pthread_rwlock_unlock(&reg_lock);
+}
+
+int fn_load_rdb(const char *code, size_t len, char *err, size_t errlen) {
+    char *name;
+    size_t body;
+    if (lib_meta(code, len, &name, &body, err, errlen) < 0) return -1;
+    /* Checked in a Lua state of the loader's own (a zeroed worker that
+     * only ever holds it). */
+    struct worker *tmp = hk_calloc(1, sizeof(*tmp));
+    struct cmd_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.w = tmp;
+    struct fn_lib *l = lib_build(&c, name, code, len, body, 0, err, errlen);
+    script_worker_free(tmp);
+    hk_free(tmp);
+    if (!l) {
+        hk_free(name);
+        return -1;
+    }
+    pthread_rwlock_wrlock(&reg_lock);
+    int rc = reg_join(l, FN_RESTORE_REPLACE, err, errlen);
+    pthread_rwlock_unlock(&reg_lock);
+    if (rc < 0) {
+        lib_free(l);
+        return -1;
+    }
+    atomic_fetch_add(&reg_gen, 1);
+    return 0;
+}
+
+void fn_dump(struct cmd_ctx *c) {
+    struct hk_buf b = {0};
+    fn_rdb_records(&b);
     unsigned char foot[10];
     foot[0] = DUMP_RDB_VERSION & 0xff;
     foot[1] = (DUMP_RDB_VERSION >> 8) & 0xff;

@@ -63,6 +63,13 @@ void fn_delete(struct cmd_ctx *c, const hk_slice *name);
 void fn_flush(struct cmd_ctx *c);
 void fn_list(struct cmd_ctx *c, const hk_slice *pattern, int withcode);
 void fn_dump(struct cmd_ctx *c);
+/* Append a function-library record (RDB_OPCODE_FUNCTION2 and the code)
+ * per library, as an RDB file holds them. */
+struct hk_buf;
+void fn_rdb_records(struct hk_buf *b);
+/* Load one library's code from an RDB file, replacing one of the same
+ * name. 0, or -1 with err. */
+int fn_load_rdb(const char *code, size_t len, char *err, size_t errlen);
 #define FN_RESTORE_APPEND 0
 #define FN_RESTORE_REPLACE 1
 #define FN_RESTORE_FLUSH 2

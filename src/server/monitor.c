@@ -58,6 +58,21 @@ int observe_redacted(const struct command *cmd, const hk_slice *argv, int argc, 
         const struct cfg_entry *e = cfg_find(argv[i - 1].ptr, argv[i - 1].len);
         return e && (e->flags & CFG_SENSITIVE);
     }
+    if (!cmd->parent && !strcmp(cmd->name, "migrate")) {
+        /* AUTH's password, AUTH2's user name and password (before KEYS). */
+        for (int j = 6; j < argc; j++) {
+            if (hk_eqi(argv[j].ptr, argv[j].len, "auth") && j + 1 < argc) {
+                if (i == j + 1) return 1;
+                j++;
+            } else if (hk_eqi(argv[j].ptr, argv[j].len, "auth2") && j + 2 < argc) {
+                if (i == j + 1 || i == j + 2) return 1;
+                j += 2;
+            } else if (hk_eqi(argv[j].ptr, argv[j].len, "keys")) {
+                break;
+            }
+        }
+        return 0;
+    }
     if (!cmd->parent && !strcmp(cmd->name, "hello")) {
         /* Only once HELLO got as far as reading its options. */
         long long ver;

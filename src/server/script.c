@@ -1906,6 +1906,12 @@ void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
     int fn = lua_gettop(L);
     /* A script with a shebang says whether it may write: the _RO forms
      * refuse one that may before it runs, even if it would only read. */
+    const char *derr;
+    if (!(flags & (SCRIPT_FLAG_EVAL_COMPAT | SCRIPT_FLAG_NO_WRITES)) && (derr = exec_script_disk_error())) {
+        lua_settop(L, fn - 1);
+        reply_error(c, derr);
+        return;
+    }
     if (ro && !(flags & (SCRIPT_FLAG_EVAL_COMPAT | SCRIPT_FLAG_NO_WRITES))) {
         lua_settop(L, fn - 1);
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
@@ -2278,6 +2284,12 @@ void script_fcall(struct cmd_ctx *c, int ro) {
     int learned = (int)lua_tonumber(L, -1);
     raw_field(L, entry, "name");
     const char *fname = lua_tostring(L, -1);
+    const char *derr;
+    if (!(flags & SCRIPT_FLAG_NO_WRITES) && (derr = exec_script_disk_error())) {
+        lua_settop(L, base);
+        reply_error(c, derr);
+        return;
+    }
     if (ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
         lua_settop(L, base);
         reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");

@@ -438,6 +438,7 @@ struct worker {
 #define CLIENT_IN_SCRIPT (1u << 21)   /* its command is running a script (worker_busy_poll leaves it alone) */
 #define CLIENT_WAIT_CHAIN (1u << 22)  /* its write woke blocked clients: output and input wait for them (blocking.h) */
 #define CLIENT_TRACKING (1u << 23)    /* CLIENT TRACKING ON (tracking.h) */
+#define CLIENT_WAIT_AOF (1u << 24)    /* appendfsync always: output held until its writes are durable (worker.c) */
 
 struct client {
     struct hnode id_node; /* in its worker's by_id table */
@@ -482,6 +483,9 @@ struct client {
     /* Most bytes the head output block held when a write began, since the
      * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
     size_t rbuf_peak;
+    /* Set while CLIENT_WAIT_AOF: its worker's journal record count its
+     * output waits for (journal.h). */
+    uint64_t aof_wait_rec;
 };
 
 /* ---- the server -------------------------------------------------------- */
@@ -627,6 +631,17 @@ void log_reopen(void);
 
 /* Workers running a script past busy-reply-threshold (script.c). */
 extern _Atomic int scripts_busy;
+/* Nonzero while admission has more to check than the fast path does:
+ * ADMIT_GATE_* bits (the dataset loading, writes refused after a failed
+ * save or AOF write). Set and cleared with admit_gate_set. */
+#define ADMIT_GATE_LOADING 1
+#define ADMIT_GATE_RDB_ERR 2
+#define ADMIT_GATE_AOF_ERR 4
+extern _Atomic int admit_gate;
+void admit_gate_set(int bit, int on);
+/* An AOF write failed with this error (ADMIT_GATE_AOF_ERR and the text
+ * of -MISCONF), or NULL: writes succeed again. */
+void admit_aof_error(const char *err);
 
 static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
     struct worker *w = c->w;
@@ -638,6 +653,7 @@ static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64
             !(cmd->flags & CMD_PROTECTED) &&
             ((cmd->arity > 0 && c->argc == cmd->arity) || (cmd->arity < 0 && c->argc >= -cmd->arity)) &&
             !atomic_load_explicit(&scripts_busy, memory_order_relaxed) &&
+            !atomic_load_explicit(&admit_gate, memory_order_relaxed) &&
             !atomic_load_explicit(&server.pause_end_ms, memory_order_relaxed)) {
             c->cmd = cmd;
             return ADMIT_OK;

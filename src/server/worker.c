@@ -12,8 +12,10 @@
 #include "config.h"
 #include "blocking.h"
 #include "creply.h"
+#include "journal.h"
 #include "server.h"
 #include "pubsub.h"
+#include "snapshot.h"
 #include "tracking.h"
 #include "txn.h"
 #include "stats.h"
@@ -184,11 +186,14 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
     return c;
 }
 
+static void aof_unhold(struct client *c);
+
 static void client_free(struct client *c) {
     struct worker *w = c->w;
     if (c->flags & CLIENT_BLOCKED) block_remove(c);
     if (c->chain || c->chain_own) chain_forget(c);
     if (c->flags & CLIENT_MONITOR) monitor_detach(c);
+    if (c->flags & CLIENT_WAIT_AOF) aof_unhold(c);
     if (c->ps || w->ps_held_for == c) pubsub_client_reset(c);
     if (c->track) tracking_client_gone(c);
     txn_free(c);
@@ -253,7 +258,7 @@ static void update_events(struct client *c) {
     if (!(c->flags & CLIENT_READ_STOPPED)) ev |= EPOLLIN;
     /* Held output is not written: a writable socket must not wake the
      * loop for it over and over. */
-    if ((c->flags & (CLIENT_WANT_WRITE | CLIENT_WAIT_CHAIN)) == CLIENT_WANT_WRITE) ev |= EPOLLOUT;
+    if ((c->flags & (CLIENT_WANT_WRITE | CLIENT_WAIT_CHAIN | CLIENT_WAIT_AOF)) == CLIENT_WANT_WRITE) ev |= EPOLLOUT;
     ev_mod(c->w->epfd, c->fd, ev, c);
 }
 
@@ -269,7 +274,7 @@ static int client_write(struct client *c) {
     struct iovec iov[64];
     /* Its write's wake batch has not drained (blocking.h): the reply
      * waits, and so does what was pipelined before it. */
-    if (__builtin_expect(c->flags & CLIENT_WAIT_CHAIN, 0)) return 0;
+    if (__builtin_expect(c->flags & (CLIENT_WAIT_CHAIN | CLIENT_WAIT_AOF), 0)) return 0;
     if (c->out.head && c->out.head->len > c->rbuf_peak) c->rbuf_peak = c->out.head->len;
     while (c->out.pending) {
         int n = ob_iov(&c->out, iov, 64);
@@ -385,7 +390,100 @@ void client_stop_reading(struct client *c) {
 
 static void handle_writable(struct client *c);
 
+/* ---- replies held for the AOF (appendfsync always) ---------------------------
+
+ * A reply must not reach its client before the writes it acknowledges are
+ * on disk. When a worker's pending output is to be written while some of
+ * its journal records are not durable yet, every client with output is
+ * held (CLIENT_WAIT_AOF) with the worker's record count, as Redis writes
+ * no reply of an event-loop turn before that turn's fsync; the journal
+ * thread wakes the worker once the count is durable, and the next turn
+ * writes them first. Held clients live in a per-worker array (this
+ * worker's thread only). */
+struct aof_held {
+    struct client **c;
+    int n, cap;
+};
+static struct aof_held aof_held[HK_MAX_THREADS];
+
+static void aof_hold(struct worker *w, struct client *c, uint64_t recs) {
+    struct aof_held *h = &aof_held[w->id];
+    c->aof_wait_rec = recs;
+    if (c->flags & CLIENT_WAIT_AOF) return;
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 16;
+        h->c = hk_realloc(h->c, (size_t)h->cap * sizeof(*h->c));
+    }
+    h->c[h->n++] = c;
+    c->flags |= CLIENT_WAIT_AOF;
+    if (c->flags & CLIENT_WANT_WRITE) update_events(c);
+}
+
+static void aof_unhold(struct client *c) {
+    struct aof_held *h = &aof_held[c->w->id];
+    for (int i = 0; i < h->n; i++)
+        if (h->c[i] == c) {
+            h->c[i] = h->c[--h->n];
+            break;
+        }
+    c->flags &= ~CLIENT_WAIT_AOF;
+}
+
+/* Write the held clients whose records are durable now (or all of them,
+ * once replies are no longer held). Called at the start of a loop turn:
+ * what they hold was produced before this turn's commands ran. */
+static void aof_release(struct worker *w) {
+    struct aof_held *h = &aof_held[w->id];
+    if (!h->n) return;
+    int hold = atomic_load_explicit(&journal_hold, memory_order_relaxed);
+    uint64_t durable = journal_durable(w->id);
+    struct client **all = h->c;
+    int n = h->n;
+    *h = (struct aof_held){0};
+    for (int i = 0; i < n; i++) {
+        struct client *c = all[i];
+        if (hold && c->aof_wait_rec > durable) {
+            /* Still waiting: back into the (fresh) array, flag kept. */
+            if (h->n == h->cap) {
+                h->cap = h->cap ? h->cap * 2 : 16;
+                h->c = hk_realloc(h->c, (size_t)h->cap * sizeof(*h->c));
+            }
+            h->c[h->n++] = c;
+            continue;
+        }
+        c->flags &= ~CLIENT_WAIT_AOF;
+        if (c->flags & CLIENT_CLOSING) continue;
+        /* Output added since it was held (a blocked command re-run by
+         * mail this turn) may wait for newer records: flush_pending
+         * decides for all of it at the end of the turn. */
+        if (c->flags & CLIENT_PENDING_WRITE) continue;
+        if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
+        else handle_writable(c);
+    }
+    hk_free(all);
+}
+
+/* A writable socket must not take replies produced this turn while they
+ * may have to wait for the AOF: flush_pending writes or holds them at the
+ * end of the turn. */
+static inline int output_waits(const struct client *c) {
+    return (c->flags & CLIENT_PENDING_WRITE) && atomic_load_explicit(&journal_hold, memory_order_relaxed);
+}
+
 static void flush_pending(struct worker *w) {
+    if (__builtin_expect(atomic_load_explicit(&journal_hold, memory_order_relaxed), 0) && w->pending_write) {
+        uint64_t recs = journal_recs(w->id);
+        if (recs > journal_durable(w->id)) {
+            while (w->pending_write) {
+                struct client *c = w->pending_write;
+                w->pending_write = c->next_pending;
+                c->flags &= ~CLIENT_PENDING_WRITE;
+                if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
+                else aof_hold(w, c, recs);
+            }
+            return;
+        }
+    }
     while (w->pending_write) {
         struct client *c = w->pending_write;
         w->pending_write = c->next_pending;
@@ -503,6 +601,10 @@ static void clients_cron(struct worker *w) {
 
 static void expire_cron(struct worker *w) {
     if (!atomic_load_explicit(&server.active_expire_enabled, memory_order_relaxed)) return;
+    /* Nothing expires while the dataset loads, as in Redis: an AOF may
+     * hold a key past its deadline that a later command of the file
+     * still needs (PERSIST, a new TTL). */
+    if (atomic_load_explicit(&server_loading, memory_order_relaxed)) return;
     long long effort = CFG(active_expire_effort);
     unsigned budget = (unsigned)(64 * effort);
     long long start = hk_monotonic_us();
@@ -562,7 +664,7 @@ void worker_busy_poll(struct worker *w) {
                 continue;
             }
         }
-        if ((evs[i].events & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
+        if ((evs[i].events & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP) && !output_waits(c)) handle_writable(c);
     }
     /* Requests read in the same loop turn as the script's, before it ran,
      * wait in their query buffers where no event will report them. */
@@ -614,6 +716,9 @@ static void *worker_main(void *arg) {
          * a message caused by another never overtakes it here. */
         for (int i = 0; i < n; i++)
             if (evs[i].data.ptr == &mailbox_src[w->id]) mailbox_drain(w);
+        /* Replies held for the AOF whose writes are durable now go out
+         * before this turn's commands add to them. */
+        aof_release(w);
         struct client *readers[256];
         int nreaders = 0;
         for (int i = 0; i < n; i++) {
@@ -645,12 +750,15 @@ static void *worker_main(void *arg) {
                     client_close(c);
                     continue;
                 }
-                if ((e & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP)) handle_writable(c);
+                if ((e & EPOLLOUT) && !(c->flags & CLIENT_CLOSE_ASAP) && !output_waits(c)) handle_writable(c);
             }
         }
         if (w->blocked) block_timeouts(w);
         block_flush_wakes(w);
         pubsub_flush(w);
+        /* This turn's records go to the journal thread now, before the
+         * replies that may wait for them. */
+        journal_turn_end(w->id);
         flush_pending(w);
         if (w->now_ms - w->last_cron_ms >= period || w->paused) {
             if (w->now_ms - w->last_cron_ms >= period) {
@@ -661,6 +769,7 @@ static void *worker_main(void *arg) {
             }
             block_flush_wakes(w);
             pubsub_flush(w);
+            journal_turn_end(w->id);
             flush_pending(w);
         }
         free_closed(w);

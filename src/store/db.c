@@ -225,10 +225,30 @@ static void unlink_entry(const struct keyref *k, struct hnode **link) {
     ht_unlink(&s->tables[k->db], link);
 }
 
+uint32_t db_snap_mark;
+void (*db_snap_hook)(const struct keyref *k, struct kv *e);
+void (*db_snap_drain)(void);
+
+struct kv *db_peek_still(const struct keyref *k) {
+    struct htable *t = table_of(k);
+    if (!t->buckets) return NULL;
+    for (struct hnode *n = *ht_slot(t, k->hash); n; n = n->next)
+        if (key_match(n, k)) return (struct kv *)n;
+    return NULL;
+}
+
+/* A snapshot still has entries of this shard to save: an entry about to
+ * change is saved first, as it was. */
+static void __attribute__((noinline)) snap_before_write(const struct keyref *k) {
+    struct kv *e = db_peek_still(k);
+    if (e && kv_snap(e) != db_snap_mark) db_snap_hook(k, e);
+}
+
 void db_written(const struct keyref *k, int ev) {
     HK_ASSERT_HELD(k->shard);
     if (ev == KEV_NONE) return;
     struct shard *s = &ks.shards[k->shard];
+    if (__builtin_expect(s->snap != NULL, 0) && ev < KEV_NEW) snap_before_write(k);
     if (s->wkeys) wk_touch(s, k, kev_info[ev].ready);
     struct db_sink *sink = db_sink;
     if (ev < KEV_EXPIRED || ev > KEV_DEL_EMPTIED) {
@@ -240,6 +260,11 @@ void db_written(const struct keyref *k, int ev) {
         return;
     }
     sink->on_event(sink, k, ev);
+}
+
+void db_dirty_add(long long n) {
+    SINK(dirty, (unsigned long long)n);
+    if (db_sink) db_sink->dirty += (unsigned long long)n;
 }
 
 void db_notice(const struct keyref *k, int ev) {
@@ -400,6 +425,7 @@ static struct kv *put_entry(const struct keyref *k, struct kv *e, int ev, int no
     db_written(k, ev);
     HK_ASSERT(find_link(k) == link);
     kv_set_clock(e, lru_clock(store_now_ms));
+    kv_set_snap(e, db_snap_mark);
     if (link) {
         struct kv *old = (struct kv *)*link;
         if (kv_has_expire(old)) s->nexpires[k->db]--;
@@ -516,6 +542,7 @@ struct flushed *ks_flush(int db) {
     size_t per = (size_t)(last - first + 1);
     struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct htable));
     f->n = 0;
+    if (db_snap_drain) db_snap_drain();
     db_written_all(KEV_FLUSH);
     /* The caller holds every shard: no client sees a half-flushed database. */
     for (unsigned i = 0; i < ks.nshards; i++) {
@@ -530,6 +557,10 @@ struct flushed *ks_flush(int db) {
             hfe_flush_db(s, d);
         }
     }
+    /* A command's flush counts the keys it removed, as Redis counts it,
+     * none for an empty database; db_written_all counted one, and its
+     * write stays (a flush propagates even when it removed nothing). */
+    if (db_sink) SINK(dirty, ks_flushed_keys(f) - 1);
     return f;
 }
 
@@ -556,6 +587,7 @@ void ks_swapdb(int a, int b) {
     /* A write even when a == b, as in Redis. */
     db_written_all(KEV_SWAPDB);
     if (a == b) return;
+    if (db_snap_drain) db_snap_drain();
     for (unsigned i = 0; i < ks.nshards; i++) {
         HK_ASSERT_HELD(i);
         struct shard *s = &ks.shards[i];

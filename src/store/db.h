@@ -45,6 +45,9 @@ struct shard {
     /* Hashes with field TTLs in this shard, per database, and the active
      * field-expiry progress (hfe.h); NULL until the first such hash. */
     struct hfe_shard *hfe;
+    /* The running snapshot's part for this shard while it has entries
+     * left to save (src/server/snapshot.c), else NULL. */
+    struct snap_shard *snap;
 } __attribute__((aligned(64)));
 
 struct keyspace {
@@ -101,6 +104,25 @@ struct store_stats {
 };
 /* The calling thread's sink (set by workers); NULL means none. */
 extern _Thread_local struct store_stats *store_stats_sink;
+
+/* Snapshots (src/server/snapshot.h). `db_snap_mark` is the mark (kv.h,
+ * KV_SNAP_BIT or 0) of entries the running snapshot must not save (saved
+ * already, or linked after its cut); it changes only with every shard
+ * held, and every entry linked gets it. While a shard's `snap` is set,
+ * db_written hands each entry about to change that does not carry the mark
+ * to db_snap_hook first (the shard held; the hook must leave the table
+ * alone), and ks_flush/ks_swapdb call db_snap_drain (every shard held) so
+ * the databases they change are saved first. */
+extern uint32_t db_snap_mark;
+extern void (*db_snap_hook)(const struct keyref *k, struct kv *e);
+extern void (*db_snap_drain)(void);
+/* k's entry, looked up without moving anything in a rehashing table. */
+struct kv *db_peek_still(const struct keyref *k);
+
+/* Count n more changes (rdb_changes_since_last_save, which the save
+ * points act on) beyond the one each db_written event counts: a write of
+ * several elements counts each of them, as Redis does. */
+void db_dirty_add(long long n);
 
 /* The write hook's consumer above the store: the context of the command
  * (or background task) running on this thread. NULL: nobody listens. The

@@ -369,6 +369,8 @@ const struct type_ops hash_type_ops = {
     .dup = hash_dup,
     .usage = hash_usage,
     .digest = hash_digest,
+    .save = hash_rdb_save,
+    .load = hash_rdb_load,
 };
 
 /* ---- encodings -------------------------------------------------------------------- */

@@ -150,4 +150,18 @@ unsigned hashv_expire_due(struct kv *e, long long now_ms, unsigned max, hashv_fi
  * back to plain listpack or hashtable): 1 when it did. */
 int hashv_ttl_trim(struct kv *e);
 
+/* ---- RDB (rdb_hash.c) ---- */
+
+struct rdb_out;
+struct rdb_in;
+/* The type's slots: the body of the type rdb_value_type picks (HASH,
+ * HASH_LISTPACK, HASH_LISTPACK_EX, HASH_METADATA), and a hash read from
+ * any hash type Redis 2.x to 8 wrote. */
+int hash_rdb_save(const struct kv *e, struct rdb_out *o);
+struct kv *hash_rdb_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
+/* The load with its clock: fields whose deadline is before now_ms are
+ * dropped (-1 keeps them), unless every field is due. */
+struct kv *hash_rdb_load_at(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire,
+                            long long now_ms);
+
 #endif

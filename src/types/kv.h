@@ -55,7 +55,7 @@ enum {
 
 struct kv {
     struct hnode node;
-    uint32_t meta; /* bits 0-23 clock, 24-27 type, 28-31 encoding */
+    uint32_t meta; /* bits 0-23 clock, 24-26 type, 27 snapshot mark, 28-31 encoding */
     uint8_t flags;
     uint8_t klen; /* key length when < 255 */
     unsigned char data[];
@@ -67,7 +67,14 @@ struct rawstr {
     char buf[];
 };
 
-static inline int kv_type(const struct kv *e) { return (int)((e->meta >> 24) & 15); }
+static inline int kv_type(const struct kv *e) { return (int)((e->meta >> 24) & 7); }
+/* The snapshot mark (src/server/snapshot.h): an entry whose mark equals
+ * the keyspace's current one is saved by the running snapshot, or was
+ * linked after its cut; the keyspace sets it on every entry it links.
+ * Copies of the metadata (kv_move) keep it. */
+#define KV_SNAP_BIT (1u << 27)
+static inline uint32_t kv_snap(const struct kv *e) { return e->meta & KV_SNAP_BIT; }
+static inline void kv_set_snap(struct kv *e, uint32_t mark) { e->meta = (e->meta & ~KV_SNAP_BIT) | mark; }
 static inline int kv_enc(const struct kv *e) { return (int)(e->meta >> 28); }
 static inline uint32_t kv_clock(const struct kv *e) { return e->meta & 0xffffff; }
 static inline void kv_set_clock(struct kv *e, uint32_t clk) { e->meta = (e->meta & 0xff000000u) | (clk & 0xffffff); }

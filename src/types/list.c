@@ -17,6 +17,7 @@
 #include "../core/lzf.h"
 #include "digest.h"
 #include "kv.h"
+#include "rdb.h"
 #include "types.h"
 
 #include <limits.h>
@@ -855,6 +856,137 @@ size_t listv_debug_info(const struct kv *e, char *buf, size_t cap) {
 
 static void list_debug_fields(const struct kv *e, char *buf, size_t size) { listv_debug_info(e, buf, size); }
 
+/* ---- RDB (rdb.h) ------------------------------------------------------------ */
+
+/* Node containers of RDB_TYPE_LIST_QUICKLIST_2. */
+#define RDB_QL_PLAIN 1
+#define RDB_QL_PACKED 2
+
+
+/* RDB_TYPE_LIST_QUICKLIST_2: the node count, then per node its container
+ * and either a listpack blob or, for a plain node, the element itself. A
+ * listpack-encoded list is one packed node, as Redis writes it. Node
+ * boundaries are kept; a compressed node is written from a decompressed
+ * copy (the string writer compresses it again under rdbcompression). */
+static int list_save(const struct kv *e, struct rdb_out *o) {
+    if (kv_enc(e) == ENC_LISTPACK) {
+        rdb_put_len(o, 1);
+        rdb_put_len(o, RDB_QL_PACKED);
+        return rdb_put_lpack(o, kv_ptr(e));
+    }
+    const struct qlist *ql = kv_ptr(e);
+    rdb_put_len(o, ql->len);
+    for (const struct qnode *n = ql->head; n; n = n->next) {
+        lpack *tmp = n->lp ? NULL : qlzf_unpack(n->lzf);
+        const lpack *lp = n->lp ? n->lp : tmp;
+        int r = 0;
+        if (n->plain && lp_count(lp) == 1) {
+            struct lp_val v;
+            lp_get(lp, lp_first(lp), &v);
+            rdb_put_len(o, RDB_QL_PLAIN);
+            rdb_put_string(o, v.s, v.len);
+        } else {
+            rdb_put_len(o, RDB_QL_PACKED);
+            r = rdb_put_lpack(o, lp);
+        }
+        if (tmp) lp_free(tmp);
+        if (r < 0) return -1;
+    }
+    return 0;
+}
+
+/* Elements past this size cannot be held by a node (32-bit lengths). */
+#define LIST_ELEM_MAX ((size_t)UINT32_MAX - 64)
+
+static int list_load_push(struct rdb_in *in, struct qlist *ql, long long fill, const char *s, size_t len) {
+    if (len > LIST_ELEM_MAX) return rdb_fail(in, "List element of %zu bytes is too large", len);
+    ql_push(ql, fill, s, len, 0);
+    return 0;
+}
+
+/* Every element of a packed blob (a ziplist or a listpack) pushed. */
+static int list_load_blob(struct rdb_in *in, struct qlist *ql, long long fill, int kind) {
+    struct rdb_blob b;
+    char *owned;
+    struct lp_val v;
+    if (rdb_get_blob(in, &b, kind, &owned) < 0) return -1;
+    while (rdb_blob_next(&b, &v)) ql_push(ql, fill, v.s, v.len, 0);
+    hk_free(owned);
+    return 0;
+}
+
+/* The list is rebuilt element by element under the current
+ * list-max-listpack-size and list-compress-depth, whatever node layout
+ * the input had (linked list, ziplist, quicklist of ziplists or of
+ * listpacks), then becomes a listpack when one node holds it all, as
+ * Redis 7.2 converts a loaded list. Empty nodes are skipped; an empty
+ * list is an error. */
+static struct kv *list_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire) {
+    long long fill = TLIM(list_max_listpack_size);
+    struct qlist *ql = ql_new();
+    ql_set_compress(ql, TLIM(list_compress_depth));
+    uint64_t n;
+    int r = 0;
+    if (rdb_type == RDB_TYPE_LIST_ZIPLIST) {
+        r = list_load_blob(in, ql, fill, RDB_BLOB_ZIPLIST);
+    } else if (rdb_get_len(in, &n, NULL) < 0) {
+        r = -1;
+    } else if (rdb_type == RDB_TYPE_LIST) {
+        for (uint64_t i = 0; i < n && r == 0; i++) {
+            size_t len;
+            char *s = rdb_get_string(in, &len);
+            if (!s) {
+                r = -1;
+                break;
+            }
+            r = list_load_push(in, ql, fill, s, len);
+            hk_free(s);
+        }
+    } else if (rdb_type == RDB_TYPE_LIST_QUICKLIST || rdb_type == RDB_TYPE_LIST_QUICKLIST_2) {
+        for (uint64_t i = 0; i < n && r == 0; i++) {
+            uint64_t container = RDB_QL_PACKED;
+            if (rdb_type == RDB_TYPE_LIST_QUICKLIST_2) {
+                if (rdb_get_len(in, &container, NULL) < 0) {
+                    r = -1;
+                    break;
+                }
+                if (container != RDB_QL_PLAIN && container != RDB_QL_PACKED) {
+                    r = rdb_fail(in, "Quicklist integrity check failed (node container %llu)",
+                                 (unsigned long long)container);
+                    break;
+                }
+            }
+            if (container == RDB_QL_PACKED) {
+                r = list_load_blob(in, ql, fill,
+                                   rdb_type == RDB_TYPE_LIST_QUICKLIST ? RDB_BLOB_ZIPLIST : RDB_BLOB_LISTPACK);
+                continue;
+            }
+            size_t len;
+            char *s = rdb_get_string(in, &len);
+            if (!s) {
+                r = -1;
+                break;
+            }
+            if (len) r = list_load_push(in, ql, fill, s, len);
+            else r = rdb_fail(in, "Quicklist integrity check failed (empty plain node)");
+            hk_free(s);
+        }
+    } else {
+        r = rdb_fail(in, "RDB type %d is not a list", rdb_type);
+    }
+    if (r == 0 && ql->count == 0) r = rdb_fail_empty(in, "list");
+    if (r < 0) {
+        ql_free(ql);
+        return NULL;
+    }
+    struct kv *e = kv_new_ptr(key, klen, OBJ_LIST, ENC_QUICKLIST, ql, expire);
+    struct listv v;
+    listv_open(&v, e);
+    listv_settle(&v);
+    listv_done(&v);
+    return e;
+}
+
 const struct type_ops list_type_ops = {
     .name = "list",
     .free = list_free,
@@ -863,4 +995,6 @@ const struct type_ops list_type_ops = {
     .usage = list_usage,
     .digest = list_digest,
     .debug_fields = list_debug_fields,
+    .save = list_save,
+    .load = list_load,
 };

@@ -10,6 +10,7 @@
 #include "../core/intset.h"
 #include "../core/util.h"
 #include "digest.h"
+#include "rdb.h"
 #include "types.h"
 
 #include <string.h>
@@ -463,6 +464,118 @@ static void set_ops_digest(const struct kv *e, unsigned char digest[20]) {
     while (setv_iter_next(&it, &v)) dg_xor(digest, lp_val_ptr(&v), v.len);
 }
 
+/* ---- RDB (rdb.h) -------------------------------------------------------- */
+
+/* An intset as an intset blob (RDB_TYPE_SET_INTSET); a listpack as a
+ * listpack blob (RDB_TYPE_SET_LISTPACK) where the version has it, else,
+ * like a hash table, as RDB_TYPE_SET: the count and each member. */
+static int set_save(const struct kv *e, struct rdb_out *o) {
+    struct setv v = setv_of(e);
+    struct setv_iter it;
+    struct lp_val m;
+    if (v.enc == ENC_INTSET) {
+        rdb_put_intset(o, v.p);
+        return 0;
+    }
+    setv_iter_init(&it, &v);
+    if (v.enc == ENC_LISTPACK && o->version >= 11) {
+        struct rdb_lpw w;
+        rdb_lpw_init(&w);
+        while (setv_iter_next(&it, &m)) rdb_lpw_add_val(&w, &m);
+        return rdb_put_lpw(o, &w);
+    }
+    rdb_put_len(o, setv_size(&v));
+    while (setv_iter_next(&it, &m)) rdb_put_string(o, lp_val_ptr(&m), m.len);
+    return 0;
+}
+
+/* RDB_TYPE_SET: members added one by one as Redis 7.2 loads them: an
+ * intset first (a hash table when the count already passes
+ * set-max-intset-entries), converting to a listpack or a hash table as a
+ * string member or the thresholds require. */
+static int set_load_plain(struct rdb_in *in, struct setv *o) {
+    uint64_t n;
+    if (rdb_get_len(in, &n, NULL) < 0) return -1;
+    if (n == 0) return rdb_fail_empty(in, "set");
+    *o = setv_new(n > intset_cap() ? ENC_HT : ENC_INTSET);
+    for (uint64_t i = 0; i < n; i++) {
+        size_t len;
+        char *m = rdb_get_string(in, &len);
+        if (!m) return -1;
+        int added = setv_add(o, m, len, NULL);
+        hk_free(m);
+        if (!added) return rdb_fail(in, "Duplicate set members detected");
+    }
+    return 0;
+}
+
+/* RDB_TYPE_SET_INTSET: kept an intset unless it has more members than
+ * set-max-intset-entries allows (then a hash table). */
+static int set_load_intset(struct rdb_in *in, struct setv *o) {
+    size_t len;
+    uint32_t w, n;
+    char *blob = rdb_get_string(in, &len);
+    if (!blob) return -1;
+    int r = rdb_intset_open(in, blob, len, &w, &n);
+    if (r == 0 && n == 0) r = rdb_fail_empty(in, "set");
+    if (r < 0) {
+        hk_free(blob);
+        return -1;
+    }
+    int ht = n > intset_cap();
+    *o = setv_new(ht ? ENC_HT : ENC_INTSET);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t x = rdb_intset_at(blob, w, i);
+        if (ht) {
+            char buf[HK_LONG_STR_SIZE];
+            sht_insert(o->p, buf, (size_t)hk_ll2str(buf, x));
+        } else {
+            int added;
+            o->p = intset_add(o->p, x, &added);
+        }
+    }
+    hk_free(blob);
+    return 0;
+}
+
+/* RDB_TYPE_SET_LISTPACK: kept a listpack unless it has more members than
+ * set-max-listpack-entries allows. Duplicates are refused either way. */
+static int set_load_listpack(struct rdb_in *in, struct setv *o) {
+    struct rdb_blob b;
+    struct lp_val v;
+    char *owned;
+    if (rdb_get_blob(in, &b, RDB_BLOB_LISTPACK, &owned) < 0) return -1;
+    int r = b.count ? rdb_blob_check_unique(in, &b, 1, "Set listpack") : rdb_fail_empty(in, "set");
+    if (r < 0) {
+        hk_free(owned);
+        return -1;
+    }
+    int ht = (long long)b.count > TLIM(set_max_listpack_entries);
+    *o = setv_new(ht ? ENC_HT : ENC_LISTPACK);
+    while (rdb_blob_next(&b, &v)) {
+        if (ht) sht_insert(o->p, lp_val_ptr(&v), v.len);
+        else o->p = v.is_int ? lp_append_int(o->p, v.v) : lp_append(o->p, v.s, v.len);
+    }
+    hk_free(owned);
+    return 0;
+}
+
+static struct kv *set_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire) {
+    struct setv o = {ENC_INTSET, NULL};
+    int r;
+    switch (rdb_type) {
+    case RDB_TYPE_SET: r = set_load_plain(in, &o); break;
+    case RDB_TYPE_SET_INTSET: r = set_load_intset(in, &o); break;
+    case RDB_TYPE_SET_LISTPACK: r = set_load_listpack(in, &o); break;
+    default: r = rdb_fail(in, "RDB type %d is not a set", rdb_type);
+    }
+    if (r < 0) {
+        if (o.p) setv_free(&o);
+        return NULL;
+    }
+    return kv_new_ptr(key, klen, OBJ_SET, o.enc, o.p, expire);
+}
+
 const struct type_ops set_type_ops = {
     .name = "set",
     .free = set_ops_free,
@@ -470,4 +583,6 @@ const struct type_ops set_type_ops = {
     .dup = set_ops_dup,
     .usage = set_ops_usage,
     .digest = set_ops_digest,
+    .save = set_save,
+    .load = set_load,
 };

@@ -983,6 +983,163 @@ int stream_node_validate(const unsigned char *p, size_t len) {
     return seen == count && seen_live == live;
 }
 
+streamid stream_node_last(const struct stream *s, size_t i) {
+    streamid id;
+    node_last_id(s->nodes[s->first + i], &id);
+    return id;
+}
+
+/* ---- walking and building node images (persistence) --------------------------------- */
+
+void stream_node_walk_init(struct stream_node_walk *w, const unsigned char *img, size_t len) {
+    memset(w, 0, sizeof(*w));
+    w->img = img;
+    w->end = img + len;
+    w->count = rd32(img);
+    w->live = rd32(img + 4);
+    w->master.ms = rd64(img + 8);
+    w->master.seq = rd64(img + 16);
+    uint64_t nf = 0;
+    const unsigned char *p = img + NODE_HDR;
+    p += vget(p, w->end, &nf);
+    w->master_nf = (long long)nf;
+    w->mfields = w->mpos = p;
+    for (uint64_t i = 0; i < nf; i++) p += elem_skip(p, w->end);
+    w->pos = p;
+}
+
+void stream_node_walk_master(struct stream_node_walk *w, const char **f, size_t *flen) {
+    w->mpos += elem_get(w->mpos, w->end, f, flen, w->fbuf);
+}
+
+int stream_node_walk_next(struct stream_node_walk *w) {
+    if (w->next) w->pos = w->next;
+    if (w->pos >= w->end) return 0;
+    const unsigned char *p = w->pos;
+    unsigned b0 = *p++;
+    uint64_t msd = b0 >> 2, x = 0;
+    if (msd == MSD_ESC) {
+        p += vget(p, w->end, &x);
+        msd += x;
+    }
+    p += vget(p, w->end, &x);
+    w->id.ms = w->master.ms + msd;
+    w->id.seq = w->master.seq + (uint64_t)unzz(x);
+    w->deleted = (b0 & F_DELETED) != 0;
+    w->same = (b0 & F_SAME) != 0;
+    if (w->same) {
+        w->nfields = w->master_nf;
+    } else {
+        p += vget(p, w->end, &x);
+        w->nfields = (long long)x;
+    }
+    const unsigned char *q = p;
+    long long ne = w->same ? w->nfields : 2 * w->nfields;
+    for (long long i = 0; i < ne; i++) q += elem_skip(q, w->end);
+    w->next = q + vlen((uint64_t)(q - w->pos));
+    /* Values (and fields, interleaved) at vpos; the same fields are read
+     * from the master entry again. */
+    w->vpos = p;
+    w->fpos = w->mfields;
+    return 1;
+}
+
+void stream_node_walk_field(struct stream_node_walk *w, const char **f, size_t *flen, const char **v, size_t *vlen_) {
+    if (w->same) {
+        w->fpos += elem_get(w->fpos, w->end, f, flen, w->fbuf);
+    } else {
+        w->vpos += elem_get(w->vpos, w->end, f, flen, w->fbuf);
+    }
+    w->vpos += elem_get(w->vpos, w->end, v, vlen_, w->vbuf);
+}
+
+/* Room for `more` bytes in the builder. */
+static void nb_room(struct stream_node_build *b, size_t more) {
+    if (b->len + more <= b->cap) return;
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    while (cap < b->len + more) cap *= 2;
+    b->p = hk_realloc(b->p, cap);
+    b->cap = cap;
+}
+
+static void nb_close_entry(struct stream_node_build *b) {
+    if (!b->open) return;
+    nb_room(b, 10);
+    b->len += bput(b->p + b->len, (uint64_t)(b->len - b->entry));
+    b->open = 0;
+}
+
+void stream_node_build_init(struct stream_node_build *b, const streamid *master, uint64_t master_nf) {
+    memset(b, 0, sizeof(*b));
+    b->master = *master;
+    nb_room(b, NODE_HDR + 10);
+    memset(b->p, 0, NODE_HDR);
+    b->len = NODE_HDR;
+    b->len += vput(b->p + b->len, master_nf);
+}
+
+void stream_node_build_field(struct stream_node_build *b, const char *s, size_t len) {
+    nb_room(b, len + 10);
+    b->len += elem_put(b->p + b->len, s, len);
+}
+
+void stream_node_build_entry(struct stream_node_build *b, const streamid *id, int deleted, int same,
+                             uint64_t nfields) {
+    nb_close_entry(b);
+    nb_room(b, 40);
+    b->entry = b->len;
+    b->open = 1;
+    unsigned flags = (deleted ? F_DELETED : 0) | (same ? F_SAME : 0);
+    unsigned char *p = b->p + b->len;
+    uint64_t msd = id->ms - b->master.ms;
+    if (msd < MSD_ESC) {
+        *p++ = (unsigned char)(msd << 2 | flags);
+    } else {
+        *p++ = (unsigned char)(MSD_ESC << 2 | flags);
+        p += vput(p, msd - MSD_ESC);
+    }
+    p += vput(p, zz((int64_t)(id->seq - b->master.seq)));
+    if (!same) p += vput(p, nfields);
+    b->len = (size_t)(p - b->p);
+    b->count++;
+    if (!deleted) b->live++;
+}
+
+void stream_node_build_elem(struct stream_node_build *b, const char *s, size_t len) {
+    nb_room(b, len + 10);
+    b->len += elem_put(b->p + b->len, s, len);
+}
+
+void stream_node_build_free(struct stream_node_build *b) {
+    hk_free(b->p);
+    memset(b, 0, sizeof(*b));
+}
+
+int stream_node_adopt(struct stream *s, struct stream_node_build *b) {
+    nb_close_entry(b);
+    int ok = b->len <= NODE_MAX_BYTES;
+    if (ok) {
+        unsigned char *h = b->p;
+        memcpy(h, &b->count, 4);
+        memcpy(h + 4, &b->live, 4);
+        memcpy(h + 8, &b->master.ms, 8);
+        memcpy(h + 16, &b->master.seq, 8);
+        ok = stream_node_validate(b->p, b->len);
+    }
+    if (ok && s->n) {
+        streamid last = stream_node_last(s, s->n - 1);
+        ok = streamid_cmp(&b->master, &last) > 0;
+    }
+    if (ok) {
+        struct stream_node *n = node_alloc(b->len);
+        memcpy(nimg(n), b->p, b->len);
+        n->len = (uint32_t)b->len;
+        idx_push(s, node_shrink(n));
+    }
+    stream_node_build_free(b);
+    return ok ? 0 : -1;
+}
+
 /* ---- the type's lifecycle (stream_type_ops) ------------------------------------------ */
 
 static void stream_ops_free(struct kv *e) { stream_free(stream_of(e)); }
@@ -1071,4 +1228,6 @@ const struct type_ops stream_type_ops = {
     .dup = stream_ops_dup,
     .usage = stream_ops_usage,
     .digest = stream_ops_digest,
+    .save = stream_rdb_save,
+    .load = stream_rdb_load,
 };

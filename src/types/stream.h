@@ -335,6 +335,65 @@ streamid stream_node_master(const struct stream *s, size_t i);
  * outside [p, p+len). A loader calls it before trusting a node. */
 int stream_node_validate(const unsigned char *p, size_t len);
 
+/* Walking a valid node image element by element, deleted entries
+ * included (the RDB writer converts each node to Redis's listpack this
+ * way). The fields are private to stream.c. */
+struct stream_node_walk {
+    const unsigned char *img, *end;
+    uint32_t count, live;    /* entries, and those not deleted */
+    streamid master;         /* the master id */
+    long long master_nf;     /* the master entry's field count */
+    /* the current entry (after stream_node_walk_next) */
+    streamid id;
+    int deleted, same;       /* flags: deleted; has the master's fields */
+    long long nfields;
+    const unsigned char *mfields, *mpos, *pos, *fpos, *vpos, *next;
+    char fbuf[21], vbuf[21]; /* integer elements' text */
+};
+void stream_node_walk_init(struct stream_node_walk *w, const unsigned char *img, size_t len);
+/* The next master field (call master_nf times, before or between
+ * entries); the bytes stay valid until the next call that yields one. */
+void stream_node_walk_master(struct stream_node_walk *w, const char **f, size_t *flen);
+/* The next entry: 1 with id, flags and nfields set, 0 at the end. */
+int stream_node_walk_next(struct stream_node_walk *w);
+/* The entry's next field and value (call nfields times). */
+void stream_node_walk_field(struct stream_node_walk *w, const char **f, size_t *flen, const char **v, size_t *vlen);
+
+/* Building a node image entry by entry (the RDB reader's way in): init
+ * with the master id (the first entry's) and the master fields, then per
+ * entry stream_node_build_entry and its elements (the values alone when
+ * `same`, else field, value, field, value ...), then stream_node_adopt.
+ * Nothing is trusted: adopt validates the image (stream_node_validate)
+ * and checks that it follows the stream's last node. */
+struct stream_node_build {
+    unsigned char *p;
+    size_t len, cap;
+    uint32_t count, live;
+    streamid master;
+    size_t entry;     /* where the current entry starts */
+    int open;         /* an entry is being built */
+};
+void stream_node_build_init(struct stream_node_build *b, const streamid *master, uint64_t master_nf);
+void stream_node_build_field(struct stream_node_build *b, const char *s, size_t len);
+void stream_node_build_entry(struct stream_node_build *b, const streamid *id, int deleted, int same,
+                             uint64_t nfields);
+void stream_node_build_elem(struct stream_node_build *b, const char *s, size_t len);
+/* Append the built node to s's index, after its last node (the caller
+ * keeps length and the ids): 0, or -1 when the image is malformed, too
+ * big for a node, or does not come after the last node. The builder is
+ * released either way. */
+int stream_node_adopt(struct stream *s, struct stream_node_build *b);
+void stream_node_build_free(struct stream_node_build *b);
+/* The id of node i's last entry, deleted or not. */
+streamid stream_node_last(const struct stream *s, size_t i);
+
+/* The type's RDB slots (rdb_stream.c): STREAM_LISTPACKS_2 at version 10,
+ * _3 from 11 on; any of the three stream types read. */
+struct rdb_out;
+struct rdb_in;
+int stream_rdb_save(const struct kv *e, struct rdb_out *o);
+struct kv *stream_rdb_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
+
 extern const struct type_ops stream_type_ops;
 
 #endif

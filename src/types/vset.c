@@ -458,6 +458,20 @@ struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize) {
     return vs;
 }
 
+struct vset *vset_from_graph(struct hnsw *g, uint32_t in_dim, int reduce) {
+    uint32_t dim = hnsw_dim(g);
+    int fits = in_dim && in_dim <= VSET_MAX_DIM && dim <= VSET_MAX_DIM &&
+               (reduce ? dim <= in_dim && (uint64_t)in_dim * dim <= VSET_MAX_PROJ : dim == in_dim);
+    if (!fits) {
+        hnsw_free(g);
+        return NULL;
+    }
+    struct vset *vs = vset_alloc(in_dim, dim, hnsw_quant(g), hnsw_m(g));
+    vs->g = g;
+    if (reduce) vs->proj = hnsw_proj_new(in_dim, dim, VSET_PROJ_SEED);
+    return vs;
+}
+
 /* ---- type table entry --------------------------------------------------------- */
 
 size_t vset_memory(struct vset *vs) {
@@ -523,4 +537,6 @@ const struct type_ops vset_type_ops = {
     .dup = vset_ops_dup,
     .usage = vset_ops_usage,
     .digest = vset_ops_digest,
+    .save = vset_rdb_save,
+    .load = vset_rdb_load,
 };

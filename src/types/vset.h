@@ -183,6 +183,20 @@ void vset_save(struct vset *vs, struct hk_buf *out);
 /* NULL, with a reason in err, for malformed bytes. */
 struct vset *vset_load(const void *p, size_t len, char *err, size_t errsize);
 
+/* A set around g, a graph built elsewhere (a loader's; ownership passes),
+ * for vectors of in_dim components, with REDUCE's projection from in_dim
+ * to g's dimension when `reduce`. The caller then adds each element
+ * (vset_add_name) and binds it to its node (el->id, hnsw_set_value).
+ * NULL, with g freed, when the dimensions do not fit a set. */
+struct vset *vset_from_graph(struct hnsw *g, uint32_t in_dim, int reduce);
+
+/* The type's RDB slots (rdb_vset.c): the value as Redis 8's "vectorset"
+ * module writes it (RDB_TYPE_MODULE_2, its module id first), and back. */
+struct rdb_out;
+struct rdb_in;
+int vset_rdb_save(const struct kv *e, struct rdb_out *o);
+struct kv *vset_rdb_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire);
+
 /* Bytes used: the graph, the projection, the name table and elements
  * (running counts: constant time, as VINFO is). */
 size_t vset_memory(struct vset *vs);

@@ -9,6 +9,7 @@
 #include "../core/status.h"
 #include "../core/util.h"
 #include "digest.h"
+#include "rdb.h"
 #include "types.h"
 
 #include <limits.h>
@@ -777,6 +778,108 @@ static void zs_digest(const struct kv *e, unsigned char digest[20]) {
     }
 }
 
+/* ---- RDB (rdb.h) ---- */
+
+/* A listpack as RDB_TYPE_ZSET_LISTPACK (member, score pairs in a listpack
+ * blob, scores as their shortest decimal text or integers); a skiplist as
+ * RDB_TYPE_ZSET_2 (the count, then member and binary score pairs from the
+ * highest score down, as Redis writes them so that loading inserts at the
+ * head). */
+static int zs_save(const struct kv *e, struct rdb_out *o) {
+    if (kv_enc(e) == ENC_LISTPACK) return rdb_put_lpack(o, kv_ptr(e));
+    const struct zsl *z = kv_ptr(e);
+    rdb_put_len(o, z->length);
+    for (const struct zsl_node *n = z->tail; n; n = n->backward) {
+        rdb_put_string(o, zsl_ele(n), n->elen);
+        rdb_put_double_bin(o, n->score);
+    }
+    return 0;
+}
+
+/* Add a loaded member to z, refusing what Redis refuses. */
+static int zs_load_add(struct rdb_in *in, struct zsl *z, const char *m, size_t len, double score) {
+    if (isnan(score)) return rdb_fail(in, "Zset with NAN score detected");
+    if (len >= UINT32_MAX) return rdb_fail(in, "Zset member of %zu bytes is too large", len);
+    if (zsl_find(z, m, len)) return rdb_fail(in, "Duplicate zset fields detected");
+    zsl_insert(z, score, m, len);
+    return 0;
+}
+
+/* RDB_TYPE_ZSET and RDB_TYPE_ZSET_2: count, then member and score pairs
+ * (text or binary scores). *maxlen gets the longest member. */
+static int zs_load_pairs(struct rdb_in *in, int rdb_type, struct zsl *z, size_t *maxlen) {
+    uint64_t n;
+    if (rdb_get_len(in, &n, NULL) < 0) return -1;
+    if (n == 0) return rdb_fail_empty(in, "zset");
+    for (uint64_t i = 0; i < n; i++) {
+        size_t len;
+        double score;
+        char *m = rdb_get_string(in, &len);
+        if (!m) return -1;
+        int r = rdb_type == RDB_TYPE_ZSET_2 ? rdb_get_double_bin(in, &score) : rdb_get_double_text(in, &score);
+        if (r == 0) r = zs_load_add(in, z, m, len, score);
+        hk_free(m);
+        if (r < 0) return -1;
+        if (len > *maxlen) *maxlen = len;
+    }
+    return 0;
+}
+
+/* RDB_TYPE_ZSET_ZIPLIST and RDB_TYPE_ZSET_LISTPACK: a blob of member,
+ * score pairs. The pairs are sorted again rather than trusted to be in
+ * order, and a duplicate member is refused. */
+static int zs_load_blob(struct rdb_in *in, int kind, struct zsl *z) {
+    struct rdb_blob b;
+    struct lp_val m, sc;
+    char *owned;
+    if (rdb_get_blob(in, &b, kind, &owned) < 0) return -1;
+    int r = 0;
+    if (b.count == 0) r = rdb_fail_empty(in, "zset");
+    else if (b.count % 2) r = rdb_fail(in, "Zset blob has an odd number of elements");
+    while (r == 0 && rdb_blob_next(&b, &m) && rdb_blob_next(&b, &sc)) {
+        double d = (double)sc.v;
+        if (!sc.is_int && !hk_str2d(sc.s, sc.len, &d)) {
+            r = rdb_fail(in, "Zset blob has an invalid score");
+            break;
+        }
+        r = zs_load_add(in, z, lp_val_ptr(&m), m.len, d);
+    }
+    hk_free(owned);
+    return r;
+}
+
+/* Sorted sets load into a skiplist, which orders them and finds
+ * duplicates, then become a listpack when small enough: by count and
+ * member length for the plain types, by count alone for the packed
+ * ones, as Redis decides. */
+static struct kv *zs_load(struct rdb_in *in, int rdb_type, const char *key, size_t klen, long long expire) {
+    struct zsl *z = zsl_new();
+    size_t maxlen = 0;
+    int r;
+    switch (rdb_type) {
+    case RDB_TYPE_ZSET:
+    case RDB_TYPE_ZSET_2: r = zs_load_pairs(in, rdb_type, z, &maxlen); break;
+    case RDB_TYPE_ZSET_ZIPLIST: r = zs_load_blob(in, RDB_BLOB_ZIPLIST, z); break;
+    case RDB_TYPE_ZSET_LISTPACK: r = zs_load_blob(in, RDB_BLOB_LISTPACK, z); break;
+    default: r = rdb_fail(in, "RDB type %d is not a sorted set", rdb_type);
+    }
+    if (r < 0) {
+        zsl_free(z);
+        return NULL;
+    }
+    if (z->length > (unsigned long)TLIM(zset_max_listpack_entries) || maxlen > (size_t)TLIM(zset_max_listpack_value))
+        return kv_new_ptr(key, klen, OBJ_ZSET, ENC_SKIPLIST, z, expire);
+    lpack *lp = lp_new();
+    char buf[64];
+    for (struct zsl_node *n = z->header->level[0].forward; n; n = n->level[0].forward) {
+        lp = lp_append(lp, zsl_ele(n), n->elen);
+        int len = hk_d2str(buf, sizeof(buf), n->score == 0 ? 0.0 : n->score);
+        lp = lp_append(lp, buf, (size_t)len);
+    }
+    zsl_free(z);
+    return kv_new_ptr(key, klen, OBJ_ZSET, ENC_LISTPACK, lp, expire);
+}
+
 const struct type_ops zset_type_ops = {
     .name = "zset",
     .free = zs_free_value,
@@ -784,4 +887,6 @@ const struct type_ops zset_type_ops = {
     .dup = zs_dup,
     .usage = zs_usage,
     .digest = zs_digest,
+    .save = zs_save,
+    .load = zs_load,
 };

@@ -133,7 +133,7 @@ start_server() { # start_server NAME: sets SERVER_PORT, SERVER_PID, SERVER_LOG
     (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --appendonly no \
       --dir "$dir" --daemonize no) >"$SERVER_LOG" 2>&1 &
   else
-    (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --threads "$(suite_threads "$1")") \
+    (cd "$dir" && exec "$bin" --port "$SERVER_PORT" --bind 127.0.0.1 --save "" --threads "$(suite_threads "$1")") \
       >"$SERVER_LOG" 2>&1 &
   fi
   SERVER_PID=$!

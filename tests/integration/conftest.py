@@ -135,7 +135,7 @@ def start_server(binary, *extra, threads=2, wait=True):
     unix = os.path.join(workdir, "hotkv.sock")
     logfile = os.path.join(workdir, "server.log")
     args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--threads", str(threads),
-            "--unixsocket", unix, "--logfile", logfile] + list(extra)
+            "--unixsocket", unix, "--logfile", logfile, "--dir", workdir, "--save", ""] + list(extra)
     env = dict(os.environ)
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(logfile + ".err", "w"), env=env)

@@ -176,6 +176,7 @@ MOVABLE = {b"zunion", b"zinter", b"zdiff", b"zunionstore", b"zinterstore", b"zdi
            b"sort", b"sort_ro", b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro"}
 MOVABLE |= {b"msetex"}  # Redis 8.4: a keynum spec whose keys are every other argument
 MOVABLE |= {b"xread", b"xreadgroup"}  # keys after the STREAMS keyword
+MOVABLE |= {b"migrate"}  # one key, or those after KEYS
 
 
 def test_movablekeys_exact(conn):

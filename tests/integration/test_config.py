@@ -238,8 +238,10 @@ def test_rewrite_without_config_file(server, conn):
 def start_with_file(binary, path, workdir):
     port = free_port()
     log = os.path.join(workdir, "server.log")
-    args = [binary, path, "--port", str(port), "--bind", "127.0.0.1", "--threads", "2", "--logfile", log]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(log + ".err", "w"))
+    args = [os.path.abspath(binary), os.path.abspath(path), "--port", str(port), "--bind", "127.0.0.1", "--threads",
+            "2", "--logfile", log]
+    # Run in the test's directory: a save at shutdown lands there.
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(log + ".err", "w"), cwd=workdir)
     srv = Server("127.0.0.1", port, proc, None, None, log, args)
     deadline = time.time() + 30
     while time.time() < deadline:

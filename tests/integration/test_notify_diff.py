@@ -116,11 +116,18 @@ H2 = ["HSET", "h", "f1", "1", "f2", "2"]
 X3 = ["XADD", "x", "1-1", "f", "v"], ["XADD", "x", "2-1", "f", "v"], ["XADD", "x", "3-1", "f", "v"]
 GEO = ["GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"]
 
+# The DUMP payload of the string "v" (RDB 10), for RESTORE.
+DUMP_V = b"\x00\x01v\x0a\x00" + bytes.fromhex("9108ceb219388ace")
+
 CASES = [
     # ---- strings ----
     C("set", [], [["SET", "k", "v"], ["SET", "k", "w", "EX", "100"], ["SET", "k", "x", "KEEPTTL"],
                   ["SET", "k", "y", "NX"], ["SET", "m", "y", "XX"], ["SET", "k", "z", "GET"],
                   ["SET", "k", "1", "PX", "100000", "GET"], ["SET", "n", "1", "NX", "GET"]]),
+    C("restore", [["SET", "old", "x"], ["SET", "gone", "x"]],
+      [["RESTORE", "a", "0", DUMP_V], ["RESTORE", "old", "0", DUMP_V, "REPLACE"], ["RESTORE", "t", "100000", DUMP_V],
+       ["RESTORE", "b", "1", DUMP_V, "ABSTTL"], ["RESTORE", "gone", "1", DUMP_V, "ABSTTL", "REPLACE"]]),
+    C("migrate", [], [["MIGRATE", "127.0.0.1", "1", "nokey", "0", "100"]]),
     C("setnx", [["SET", "k", "v"]], [["SETNX", "k", "w"], ["SETNX", "k2", "w"]]),
     C("setex", [], [["SETEX", "k", "100", "v"], ["SETEX", "k", "10", "w"]]),
     C("psetex", [], [["PSETEX", "k", "100000", "v"]]),

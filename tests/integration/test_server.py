@@ -1,5 +1,6 @@
 """Server commands: DBSIZE, FLUSHDB, FLUSHALL, TIME, LASTSAVE, SHUTDOWN,
 MEMORY USAGE / HELP. INFO, CONFIG and COMMAND have their own files."""
+import os
 import time
 
 import pytest
@@ -139,15 +140,20 @@ def test_memory_help(conn):
 # ---- SHUTDOWN --------------------------------------------------------------------
 
 def test_shutdown_errors(new_server):
-    srv = new_server()
+    srv = new_server("--enable-protected-configs", "yes")
     c = srv.conn()
     assert c.cmd("SHUTDOWN", "FOO") == SYNTAX
     assert c.cmd("SHUTDOWN", "SAVE", "NOSAVE") == SYNTAX
     assert c.cmd("SHUTDOWN", "ABORT", "NOW") == SYNTAX
     assert c.cmd("SHUTDOWN", "ABORT") == Error("ERR No shutdown in progress.")
-    # No persistence: an explicit SAVE fails the way a failed save does.
+    # A save that cannot be written (its directory is gone) keeps the
+    # server running.
+    gone = os.path.join(srv.workdir, "gone")
+    os.mkdir(gone)
+    assert c.cmd("CONFIG", "SET", "dir", gone) == "OK"
+    os.rmdir(gone)
     assert c.cmd("SHUTDOWN", "SAVE") == Error("ERR Errors trying to SHUTDOWN. Check logs.")
-    assert "can't save" in srv.log()
+    assert "Error trying to save the DB, can't exit." in srv.log()
     assert c.cmd("PING") == "PONG"
     assert srv.alive()
     c.close()
