@@ -58,7 +58,7 @@ def encode(*args):
 def measure(binary, keys, elems):
     port = free_port()
     work = tempfile.mkdtemp(prefix="hotkv-hashmem-")
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--threads", "1",
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--threads", "1", "--save", "",
                              "--logfile", os.path.join(work, "log")], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:

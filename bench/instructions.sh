@@ -84,7 +84,7 @@ declare -A IPR
 for i in "${!binaries[@]}"; do
     bin=${binaries[$i]}
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p.out" "$bin" --port "$port" --threads 1 \
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p.out" "$bin" --port "$port" --threads 1 --save "" \
         --bind 127.0.0.1 > "$out/server-$i.log" 2>&1 &
     vg_pid=$!
     for _ in $(seq 300); do

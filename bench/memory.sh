@@ -53,5 +53,5 @@ measure() { # name, start command...
 
 echo "| server | keys | count | used_memory B/key | RSS B/key |"
 echo "|---|---|---|---|---|"
-measure hotkv ./build/hotkv-server --threads 1 --bind 127.0.0.1
+measure hotkv ./build/hotkv-server --threads 1 --save "" --appendonly no --bind 127.0.0.1
 measure redis redis-server --save "" --appendonly no --bind 127.0.0.1

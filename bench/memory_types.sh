@@ -191,7 +191,7 @@ echo "| type | shape | elements | HotKV enc | Redis enc | HotKV used B/elem | Re
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for type in ${types//,/ }; do
     for shape in ${shapes//,/ }; do
-        measure "$type" "$shape" "$hotkv_bin" --threads 1 --bind 127.0.0.1
+        measure "$type" "$shape" "$hotkv_bin" --threads 1 --save "" --appendonly no --bind 127.0.0.1
         h_used=$m_used h_rss=$m_rss h_enc=$m_enc h_count=$m_count
         measure "$type" "$shape" "$redis_bin" --save "" --appendonly no --bind 127.0.0.1
         count=$h_count

@@ -172,11 +172,11 @@ start_server() {
     local s=$1 p
     p=$(free_port)
     case $s in
-        hotkv) cmdline[$s]="taskset -c $server_cpu $hotkv_bin --port $p --threads 1 --bind 127.0.0.1" ;;
+        hotkv) cmdline[$s]="taskset -c $server_cpu $hotkv_bin --port $p --threads 1 --bind 127.0.0.1 --save \"\" --appendonly no" ;;
         redis) cmdline[$s]="taskset -c $server_cpu $redis_bin --port $p --bind 127.0.0.1 --save \"\" --appendonly no" ;;
     esac
     case $s in
-        hotkv) taskset -c "$server_cpu" "$hotkv_bin" --port "$p" --threads 1 --bind 127.0.0.1 \
+        hotkv) taskset -c "$server_cpu" "$hotkv_bin" --port "$p" --threads 1 --bind 127.0.0.1 --save "" --appendonly no \
                    > "$outdir/$s.log" 2>&1 & ;;
         redis) taskset -c "$server_cpu" "$redis_bin" --port "$p" --bind 127.0.0.1 --save "" --appendonly no \
                    > "$outdir/$s.log" 2>&1 & ;;
