@@ -127,6 +127,9 @@ static void jt_wake(void) {
 
 static void path_of(char *buf, size_t size, const char *name) { snprintf(buf, size, "%s/%s", aof_dir, name); }
 
+/* A base file is an RDB (aof-use-rdb-preamble yes) or commands. */
+static const char *base_ext(void) { return CFG(aof_use_rdb_preamble) ? "rdb" : "aof"; }
+
 static void settings_read(void) {
     if (aof_fname[0]) return;
     char *d = cfg_get_string(&cfg.appenddirname), *f = cfg_get_string(&cfg.appendfilename);
@@ -745,10 +748,15 @@ static void rewrite_begin(void) {
         nxt = f;
         journal_reader_unlock();
     }
-    snprintf(rw_base, sizeof(rw_base), "%s.%lld.base.rdb", aof_fname, man.base_seq + 1);
+    snprintf(rw_base, sizeof(rw_base), "%s.%lld.base.%s", aof_fname, man.base_seq + 1, base_ext());
     char path[AOF_PATH_MAX];
     path_of(path, sizeof(path), rw_base);
-    struct snap_opts o = {.path = path, .aof_base = 1, .at_cut = f ? at_cut : NULL, .done = rw_done, .arg = NULL};
+    struct snap_opts o = {.path = path,
+                          .aof_base = 1,
+                          .aof_cmds = !CFG(aof_use_rdb_preamble),
+                          .at_cut = f ? at_cut : NULL,
+                          .done = rw_done,
+                          .arg = NULL};
     atomic_store(&rw_start_ms, hk_mstime());
     atomic_fetch_add(&stat_rewrites, 1);
     atomic_store(&rw_result, 0);
@@ -1009,11 +1017,11 @@ static void write_initial_aof(void) {
     struct aof_manifest nm = {0};
     nm.base_seq = man.base_seq + 1;
     nm.incr_seq = man.incr_seq + 1;
-    snprintf(nm.base.name, sizeof(nm.base.name), "%s.%lld.base.rdb", aof_fname, nm.base_seq);
+    snprintf(nm.base.name, sizeof(nm.base.name), "%s.%lld.base.%s", aof_fname, nm.base_seq, base_ext());
     nm.base.seq = nm.base_seq;
     nm.base.type = 'b';
     path_of(path, sizeof(path), nm.base.name);
-    struct snap_opts o = {.path = path, .aof_base = 1};
+    struct snap_opts o = {.path = path, .aof_base = 1, .aof_cmds = !CFG(aof_use_rdb_preamble)};
     if (snapshot_run(&o, why, sizeof(why)) < 0) {
         hk_log(LL_WARNING, "Writing initial AOF failed: %s", why);
         return;
@@ -1184,9 +1192,10 @@ int aof_start(char *err, size_t errlen) {
             journal_reader_unlock();
             attach_journal(1);
             char bname[AOF_NAME_MAX], path[AOF_PATH_MAX], why[256];
-            snprintf(bname, sizeof(bname), "%s.%lld.base.rdb", aof_fname, man.base_seq + 1);
+            snprintf(bname, sizeof(bname), "%s.%lld.base.%s", aof_fname, man.base_seq + 1, base_ext());
             path_of(path, sizeof(path), bname);
-            struct snap_opts o = {.path = path, .aof_base = 1, .at_cut = at_cut};
+            struct snap_opts o = {
+                .path = path, .aof_base = 1, .aof_cmds = !CFG(aof_use_rdb_preamble), .at_cut = at_cut};
             if (snapshot_run(&o, why, sizeof(why)) < 0) {
                 attach_journal(0);
                 snprintf(err, errlen, "Can't write the AOF base file %s: %s", bname, why);

@@ -317,7 +317,15 @@ static struct fn_lib *lib_build(struct cmd_ctx *c, char *name, const char *code,
                                 long long timeout_ms, char *err, size_t errlen) {
     struct fn_def *fns = NULL;
     int nfn = 0;
-    if (script_lib_check(c->w, code + body, len - body, timeout_ms, &fns, &nfn, err, errlen) < 0) return NULL;
+    /* Off the workers (an AOF or RDB being loaded) the code is checked in a
+     * Lua state of its own, a zeroed worker that only ever holds it. */
+    struct worker *tmp = c->w ? NULL : hk_calloc(1, sizeof(*tmp));
+    int rc = script_lib_check(c->w ? c->w : tmp, code + body, len - body, timeout_ms, &fns, &nfn, err, errlen);
+    if (tmp) {
+        script_worker_free(tmp);
+        hk_free(tmp);
+    }
+    if (rc < 0) return NULL;
     if (nfn == 0) {
         fn_defs_free(fns, nfn);
         snprintf(err, errlen, "No functions registered");
@@ -368,10 +376,6 @@ static long long load_timeout(const struct cmd_ctx *c) { return (c->flags & CTX_
 void fn_load(struct cmd_ctx *c, const hk_slice *code, int replace) {
     char err[1024], *name;
     size_t body;
-    if (!c->w) {
-        reply_error(c, "ERR functions run on worker threads only");
-        return;
-    }
     if (lib_meta(code->ptr, code->len, &name, &body, err, sizeof(err)) < 0) {
         reply_errorf(c, "ERR %s", err);
         return;
@@ -527,15 +531,9 @@ int fn_load_rdb(const char *code, size_t len, char *err, size_t errlen) {
     char *name;
     size_t body;
     if (lib_meta(code, len, &name, &body, err, errlen) < 0) return -1;
-    /* Checked in a Lua state of the loader's own (a zeroed worker that
-     * only ever holds it). */
-    struct worker *tmp = hk_calloc(1, sizeof(*tmp));
     struct cmd_ctx c;
     memset(&c, 0, sizeof(c));
-    c.w = tmp;
     struct fn_lib *l = lib_build(&c, name, code, len, body, 0, err, errlen);
-    script_worker_free(tmp);
-    hk_free(tmp);
     if (!l) {
         hk_free(name);
         return -1;
@@ -685,10 +683,6 @@ out:
 
 void fn_restore(struct cmd_ctx *c, const hk_slice *payload, int policy) {
     char err[1024];
-    if (!c->w) {
-        reply_error(c, "ERR functions run on worker threads only");
-        return;
-    }
     const unsigned char *p = (const unsigned char *)payload->ptr;
     if (!payload_ok(p, payload->len)) {
         reply_error(c, "ERR DUMP payload version or checksum are wrong");

@@ -11,6 +11,7 @@
 #include "../core/alloc.h"
 #include "../core/buf.h"
 #include "../core/crc64.h"
+#include "../core/rdbstr.h"
 #include "../core/util.h"
 #include "../store/db.h"
 #include "../store/hfe.h"
@@ -96,20 +97,74 @@ static int job_write(struct snap_job *j, const void *p, size_t n) {
         n -= (size_t)w;
         j->written += (size_t)w;
     }
-    if (CFG(rdb_save_incremental_fsync) && j->written - j->synced >= SNAP_FSYNC_EVERY) {
+    if ((j->o.aof_base ? CFG(aof_rewrite_incremental_fsync) : CFG(rdb_save_incremental_fsync)) &&
+        j->written - j->synced >= SNAP_FSYNC_EVERY) {
         fdatasync(j->fd);
         j->synced = j->written;
     }
     return 0;
 }
 
-static void put_select(struct rdb_out *o, int db) {
+/* An AOF base without the RDB preamble is Redis protocol: one command a
+ * record, as an AOF replays it. */
+static void resp_cmd(struct hk_buf *b, int argc, const char *const *argv, const size_t *len) {
+    char head[32];
+    int n = snprintf(head, sizeof(head), "*%d\r\n", argc);
+    hk_buf_add(b, head, (size_t)n, 4096);
+    for (int i = 0; i < argc; i++) {
+        n = snprintf(head, sizeof(head), "$%zu\r\n", len[i]);
+        hk_buf_add(b, head, (size_t)n, 4096);
+        hk_buf_add(b, argv[i], len[i], 4096);
+        hk_buf_add(b, "\r\n", 2, 4096);
+    }
+}
+
+static void put_select(const struct snap_job *j, struct rdb_out *o, int db) {
+    if (j->o.aof_cmds) {
+        char num[16];
+        const char *argv[2] = {"SELECT", num};
+        size_t len[2] = {6, (size_t)snprintf(num, sizeof(num), "%d", db)};
+        resp_cmd(o->b, 2, argv, len);
+        return;
+    }
     rdb_put_byte(o, RDB_OPCODE_SELECTDB);
     rdb_put_len(o, (uint64_t)db);
 }
 
+/* The key as a RESTORE of its DUMP payload (with its deadline, ABSTTL):
+ * any Redis replays it, whatever the type. 0, or -1 when the value
+ * cannot be written. */
+static int put_restore(struct rdb_out *o, const struct kv *e) {
+    struct hk_buf pl = {0};
+    struct rdb_out po = {&pl, o->version, o->compress};
+    rdb_put_byte(&po, (unsigned char)rdb_value_type(e, &po));
+    if (rdb_save_value(e, &po) < 0) {
+        hk_free(pl.p);
+        return -1;
+    }
+    unsigned char foot[10];
+    foot[0] = (unsigned char)(o->version & 0xff);
+    foot[1] = (unsigned char)(o->version >> 8);
+    hk_buf_add(&pl, foot, 2, 64);
+    uint64_t crc = crc64(0, pl.p, pl.len);
+    for (int i = 0; i < 8; i++) foot[2 + i] = (unsigned char)(crc >> (8 * i));
+    hk_buf_add(&pl, foot + 2, 8, 64);
+    char ttl[24];
+    long long when = kv_expire(e);
+    const char *argv[5] = {"RESTORE", kv_key(e), ttl, pl.p, "ABSTTL"};
+    size_t len[5] = {7, kv_keylen(e), (size_t)snprintf(ttl, sizeof(ttl), "%lld", when >= 0 ? when : 0), pl.len, 6};
+    resp_cmd(o->b, when >= 0 ? 5 : 4, argv, len);
+    hk_free(pl.p);
+    return 0;
+}
+
 /* One key record: its expiry, type, name and value. */
 static void put_entry(struct snap_job *j, struct rdb_out *o, const struct kv *e) {
+    if (j->o.aof_cmds) {
+        if (put_restore(o, e) < 0)
+            job_fail(j, "can't save a value of type %s", type_table[kv_type(e)] ? type_table[kv_type(e)]->name : "?");
+        return;
+    }
     size_t mark = o->b->len;
     long long when = kv_expire(e);
     if (when >= 0) {
@@ -139,7 +194,7 @@ static void snap_hook(const struct keyref *k, struct kv *e) {
     struct rdb_out o = {&ss->side, j->version, j->compress};
     size_t before = ss->side.len;
     if (ss->db != k->db) {
-        put_select(&o, k->db);
+        put_select(j, &o, k->db);
         ss->db = k->db;
     }
     put_entry(j, &o, e);
@@ -160,7 +215,7 @@ static void visit(struct kv *e, void *arg) {
     if (j->failed || atomic_load_explicit(&abort_req, memory_order_relaxed)) return;
     if (kv_has_expire(e) && kv_expire(e) <= j->now_ms) return;
     if (!v->selected) {
-        put_select(v->o, v->db);
+        put_select(j, v->o, v->db);
         v->selected = 1;
     }
     put_entry(j, v->o, e);
@@ -204,6 +259,26 @@ static void put_aux_ll(struct rdb_out *o, const char *k, long long v) {
     put_aux(o, k, buf);
 }
 
+/* The function libraries as FUNCTION LOAD commands (an AOF base without
+ * the RDB preamble), from their RDB records. */
+static void put_functions_as_commands(struct hk_buf *out) {
+    struct hk_buf rec = {0};
+    fn_rdb_records(&rec);
+    struct rdb_reader r;
+    rdb_reader_init(&r, rec.p, rec.len);
+    unsigned char op;
+    while (rdb_read_byte(&r, &op) == 0) {
+        size_t cl;
+        char *code = rdb_read_string(&r, &cl);
+        if (!code) break;
+        const char *argv[3] = {"FUNCTION", "LOAD", code};
+        size_t len[3] = {8, 4, cl};
+        resp_cmd(out, 3, argv, len);
+        hk_free(code);
+    }
+    hk_free(rec.p);
+}
+
 /* Whether any entry needs RDB 12 (a hash with field TTLs). Every shard
  * held. */
 static int needs_hfe_version(void) {
@@ -233,28 +308,32 @@ static void take_cut(struct snap_job *j, struct hk_buf *head) {
         ks.shards[s].snap = &j->shards[s];
     }
     /* The header, database sizes and functions, as of the cut. */
-    struct rdb_out o = {head, j->version, j->compress};
-    char magic[16];
-    snprintf(magic, sizeof(magic), "REDIS%04d", j->version);
-    rdb_put_raw(&o, magic, 9);
-    put_aux(&o, "redis-ver", HK_REDIS_COMPAT_VERSION);
-    put_aux_ll(&o, "redis-bits", (long long)(sizeof(void *) * 8));
-    put_aux_ll(&o, "ctime", j->now_ms / 1000);
-    put_aux_ll(&o, "used-mem", (long long)hk_used_memory());
-    char rid[REPLID_LEN + 1];
-    replid_get(rid);
-    put_aux(&o, "repl-id", rid);
-    put_aux_ll(&o, "repl-offset", 0);
-    put_aux_ll(&o, "aof-base", j->o.aof_base ? 1 : 0);
-    fn_rdb_records(head);
-    for (int d = 0; d < ks.ndb; d++) {
-        unsigned long long keys, expires;
-        ks_counts(d, 1, &keys, &expires);
-        if (!keys) continue;
-        put_select(&o, d);
-        rdb_put_byte(&o, RDB_OPCODE_RESIZEDB);
-        rdb_put_len(&o, keys);
-        rdb_put_len(&o, expires);
+    if (j->o.aof_cmds) {
+        put_functions_as_commands(head);
+    } else {
+        struct rdb_out o = {head, j->version, j->compress};
+        char magic[16];
+        snprintf(magic, sizeof(magic), "REDIS%04d", j->version);
+        rdb_put_raw(&o, magic, 9);
+        put_aux(&o, "redis-ver", HK_REDIS_COMPAT_VERSION);
+        put_aux_ll(&o, "redis-bits", (long long)(sizeof(void *) * 8));
+        put_aux_ll(&o, "ctime", j->now_ms / 1000);
+        put_aux_ll(&o, "used-mem", (long long)hk_used_memory());
+        char rid[REPLID_LEN + 1];
+        replid_get(rid);
+        put_aux(&o, "repl-id", rid);
+        put_aux_ll(&o, "repl-offset", 0);
+        put_aux_ll(&o, "aof-base", j->o.aof_base ? 1 : 0);
+        fn_rdb_records(head);
+        for (int d = 0; d < ks.ndb; d++) {
+            unsigned long long keys, expires;
+            ks_counts(d, 1, &keys, &expires);
+            if (!keys) continue;
+            put_select(j, &o, d);
+            rdb_put_byte(&o, RDB_OPCODE_RESIZEDB);
+            rdb_put_len(&o, keys);
+            rdb_put_len(&o, expires);
+        }
     }
     if (j->o.at_cut) j->o.at_cut(j->o.arg);
     ls_release(&all);
@@ -289,16 +368,20 @@ static void walk_shard(struct snap_job *j, unsigned s, struct hk_buf *out) {
 }
 
 static void finish_file(struct snap_job *j) {
-    unsigned char foot[9];
-    foot[0] = RDB_OPCODE_EOF;
-    job_write(j, foot, 1);
-    uint64_t crc = j->checksum ? j->crc : 0;
-    for (int i = 0; i < 8; i++) foot[1 + i] = (unsigned char)(crc >> (8 * i));
-    /* The checksum itself is not part of what it covers. */
-    int ck = j->checksum;
-    j->checksum = 0;
-    job_write(j, foot + 1, 8);
-    j->checksum = ck;
+    /* An RDB ends with EOF and the checksum; commands (an AOF base
+     * without the preamble) end where they end. */
+    if (!j->o.aof_cmds) {
+        unsigned char foot[9];
+        foot[0] = RDB_OPCODE_EOF;
+        job_write(j, foot, 1);
+        uint64_t crc = j->checksum ? j->crc : 0;
+        for (int i = 0; i < 8; i++) foot[1 + i] = (unsigned char)(crc >> (8 * i));
+        /* The checksum itself is not part of what it covers. */
+        int ck = j->checksum;
+        j->checksum = 0;
+        job_write(j, foot + 1, 8);
+        j->checksum = ck;
+    }
     if (!j->failed && fsync(j->fd) < 0) job_fail(j, "%s", strerror(errno));
     if (close(j->fd) < 0) job_fail(j, "%s", strerror(errno));
     j->fd = -1;

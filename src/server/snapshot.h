@@ -27,6 +27,10 @@ struct rdb_in;
 struct snap_opts {
     const char *path;  /* the file to write (a temp file is renamed onto it) */
     int aof_base;      /* aux aof-base 1: an AOF base file */
+    /* An AOF base without the RDB preamble (aof-use-rdb-preamble no): the
+     * keys as RESTORE commands of their DUMP payloads, the function
+     * libraries as FUNCTION LOAD, SELECT between databases. */
+    int aof_cmds;
     /* Called once at the cut, every shard held (and nothing else may be
      * locked by the caller): an AOF rewrite records where its new
      * incremental file starts. NULL: nothing. */

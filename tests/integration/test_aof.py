@@ -82,6 +82,10 @@ def aof_server(new_server, d, *extra, threads=2, appendonly="yes"):
     if appendonly == "yes":
         # Writes count from the moment the AOF records them.
         wait_until(srv.log, lambda t: "AOF incr file" in t and "on server start" in t, what="the AOF to open")
+    # The file is open before loading ends; commands run once it has.
+    c = srv.conn()
+    wait_until(lambda: c.cmd("PING"), lambda v: v == "PONG", what="the load to end")
+    c.close()
     return srv
 
 
@@ -429,6 +433,42 @@ def test_redis_loads_hotkv_aof(new_server, datadir):
     r.delete("b:hash")
     values = dump_values(srv.port)
     srv.stop()
+    copy = tempfile.mkdtemp(prefix="redis-aof-")
+    try:
+        shutil.copytree(datadir.aofdir(), os.path.join(copy, "appendonlydir"))
+        with redis7(copy, "--appendonly", "yes") as port:
+            assert dump_values(port) == values
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def test_base_without_rdb_preamble(new_server, datadir):
+    """aof-use-rdb-preamble no: the base is Redis protocol (RESTORE of each
+    key's DUMP payload, FUNCTION LOAD, SELECT), named .base.aof; HotKV and
+    Redis 7.0 both replay it to the same data, and redis-check-aof accepts
+    it."""
+    srv = aof_server(new_server, datadir, "--aof-use-rdb-preamble", "no")
+    r = srv.client()
+    fill_all_types(r, "a:")
+    r.execute_command("FUNCTION", "LOAD", "#!lua name=lib1\nredis.register_function('f1', function() return 7 end)")
+    r.bgrewriteaof()
+    wait_rewrite_done(r)
+    fill_all_types(r, "b:")
+    base = [e for e in datadir.manifest_entries() if e[-1] == "b"]
+    assert len(base) == 1 and base[0][0].endswith(".base.aof"), base
+    assert datadir.read(base[0][0]).startswith(b"*")
+    want = digest(r)
+    values = dump_values(srv.port)
+    srv.stop()
+    check = subprocess.run(["redis-check-aof", os.path.join(datadir.aofdir(), MANIFEST)], capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    srv2 = aof_server(new_server, datadir, "--aof-use-rdb-preamble", "no")
+    r2 = srv2.client()
+    assert digest(r2) == want
+    assert dump_values(srv2.port) == values
+    assert r2.execute_command("FCALL", "f1", 0) == 7
+    srv2.stop()
     copy = tempfile.mkdtemp(prefix="redis-aof-")
     try:
         shutil.copytree(datadir.aofdir(), os.path.join(copy, "appendonlydir"))
