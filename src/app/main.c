@@ -184,9 +184,16 @@ int main(int argc, char **argv) {
            HOTKV_VERSION, HK_REDIS_COMPAT_VERSION, (int)getpid(), threads, threads == 1 ? "" : "s", shards,
            un.sysname, un.machine);
     lazyfree_start();
-    /* Clients connecting while the dataset loads are answered -LOADING. */
-    atomic_store(&server_loading, 1);
-    admit_gate_set(ADMIT_GATE_LOADING, 1);
+    /* Clients connecting while the dataset loads are answered -LOADING.
+     * Without a file to load there is no loading state, as in Redis (the
+     * AOF still opens its files before the first write is admitted). */
+    char rdb_path[1024];
+    struct stat rdb_st;
+    snapshot_path(rdb_path, sizeof(rdb_path));
+    if (CFG(appendonly) || stat(rdb_path, &rdb_st) == 0) {
+        atomic_store(&server_loading, 1);
+        admit_gate_set(ADMIT_GATE_LOADING, 1);
+    }
     atomic_store(&load_progress.start_ms, hk_mstime());
     workers_start();
     write_pidfile();
