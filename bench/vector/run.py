@@ -230,8 +230,8 @@ class Server:
         self.port = free_port()
         self.logpath = os.path.join(workdir, name + ".log")
         self.cmdline = ["taskset", "-c", cpus] + [argv[0], "--port", str(self.port), "--bind", "127.0.0.1"] + argv[1:]
-        if name == "redis":
-            self.cmdline += ["--dir", workdir]
+        # Both keep their files (none: no save points) in the run's directory.
+        self.cmdline += ["--dir", workdir, "--save", ""]
         self.cmdline += ["--logfile", self.logpath]
         log("starting %s: %s" % (name, shlex.join(self.cmdline)))
         self.proc = subprocess.Popen(self.cmdline, stdout=subprocess.DEVNULL, stderr=open(self.logpath + ".stderr", "w"))
