@@ -46,24 +46,6 @@
 
 #define DUMP_FOOTER 10 /* 2 bytes of version, 8 of CRC-64 */
 
-/* Append e's payload to b. Returns 0, or -1 when the value's type cannot
- * be written (b then holds garbage). */
-static int dump_payload(const struct kv *e, struct hk_buf *b) {
-    struct rdb_out o = {.b = b, .version = RDB_VERSION_BASE, .compress = CFG(rdbcompression) != 0};
-    int t = rdb_value_type(e, &o);
-    if (t == RDB_TYPE_HASH_METADATA || t == RDB_TYPE_HASH_LISTPACK_EX) {
-        o.version = RDB_VERSION_HFE;
-        t = rdb_value_type(e, &o);
-    }
-    if (t < 0) return -1;
-    rdb_put_byte(&o, (unsigned char)t);
-    if (rdb_save_value(e, &o) < 0) return -1;
-    rdb_put_byte(&o, (unsigned char)(o.version & 0xff));
-    rdb_put_byte(&o, (unsigned char)((o.version >> 8) & 0xff));
-    rdb_put_u64le(&o, crc64(0, b->p, b->len));
-    return 0;
-}
-
 /* The footer of a payload: its RDB version (returned), or -1 when the
  * payload is too short, newer than we read, or its checksum is wrong. */
 static int payload_version(const unsigned char *p, size_t len) {
@@ -103,7 +85,7 @@ void cmd_dump(struct cmd_ctx *c) {
         return;
     }
     struct hk_buf b = {0};
-    if (dump_payload(e, &b) < 0) reply_error(c, "ERR the value of this key cannot be serialized");
+    if (rdb_dump_payload(e, CFG(rdbcompression) != 0, &b) < 0) reply_error(c, "ERR the value of this key cannot be serialized");
     else reply_bulk(c, b.p, b.len);
     hk_free(b.p);
 }
@@ -624,7 +606,7 @@ try_again:
         resp_bulk(&out, key->ptr, key->len);
         resp_bulk_ll(&out, ttl);
         struct hk_buf pl = {0};
-        if (dump_payload(e, &pl) < 0) pl.len = 0; /* the target answers Bad data format */
+        if (rdb_dump_payload(e, CFG(rdbcompression) != 0, &pl) < 0) pl.len = 0; /* the target answers Bad data format */
         resp_bulk(&out, pl.p, pl.len);
         hk_free(pl.p);
         if (replace) resp_bulk(&out, "REPLACE", 7);

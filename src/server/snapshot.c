@@ -136,19 +136,10 @@ static void put_select(const struct snap_job *j, struct rdb_out *o, int db) {
  * cannot be written. */
 static int put_restore(struct rdb_out *o, const struct kv *e) {
     struct hk_buf pl = {0};
-    struct rdb_out po = {&pl, o->version, o->compress};
-    rdb_put_byte(&po, (unsigned char)rdb_value_type(e, &po));
-    if (rdb_save_value(e, &po) < 0) {
+    if (rdb_dump_payload(e, o->compress, &pl) < 0) {
         hk_free(pl.p);
         return -1;
     }
-    unsigned char foot[10];
-    foot[0] = (unsigned char)(o->version & 0xff);
-    foot[1] = (unsigned char)(o->version >> 8);
-    hk_buf_add(&pl, foot, 2, 64);
-    uint64_t crc = crc64(0, pl.p, pl.len);
-    for (int i = 0; i < 8; i++) foot[2 + i] = (unsigned char)(crc >> (8 * i));
-    hk_buf_add(&pl, foot + 2, 8, 64);
     char ttl[24];
     long long when = kv_expire(e);
     const char *argv[5] = {"RESTORE", kv_key(e), ttl, pl.p, "ABSTTL"};

@@ -7,6 +7,7 @@
 #include "rdb.h"
 
 #include "../core/alloc.h"
+#include "../core/crc64.h"
 #include "../core/lzf.h"
 #include "../core/util.h"
 #include "kv.h"
@@ -174,6 +175,23 @@ int rdb_save_value(const struct kv *e, struct rdb_out *o) {
     const struct type_ops *ops = t < OBJ_TYPE_MAX ? type_table[t] : NULL;
     if (!ops || !ops->save) return -1;
     return ops->save(e, o);
+}
+
+int rdb_dump_payload(const struct kv *e, int compress, struct hk_buf *b) {
+    struct rdb_out o = {.b = b, .version = RDB_VERSION_BASE, .compress = compress};
+    int t = rdb_value_type(e, &o);
+    if (t == RDB_TYPE_HASH_METADATA || t == RDB_TYPE_HASH_LISTPACK_EX) {
+        o.version = RDB_VERSION_HFE;
+        t = rdb_value_type(e, &o);
+    }
+    if (t < 0) return -1;
+    size_t start = b->len;
+    rdb_put_byte(&o, (unsigned char)t);
+    if (rdb_save_value(e, &o) < 0) return -1;
+    rdb_put_byte(&o, (unsigned char)(o.version & 0xff));
+    rdb_put_byte(&o, (unsigned char)((o.version >> 8) & 0xff));
+    rdb_put_u64le(&o, crc64(0, b->p + start, b->len - start));
+    return 0;
 }
 
 /* ---- reading ---- */

@@ -118,6 +118,11 @@ int rdb_value_type(const struct kv *e, const struct rdb_out *o);
 /* The value body (not the type byte) through its type's save slot;
  * 0, or -1 when the type cannot be written. */
 int rdb_save_value(const struct kv *e, struct rdb_out *o);
+/* Append e's DUMP payload to b: type byte, body, the RDB version (10, or
+ * 12 for a hash with field TTLs) and the CRC64 of those bytes. 0, or -1
+ * when the value's type cannot be written (b then holds garbage). DUMP
+ * replies with it; an AOF base without the RDB preamble RESTOREs it. */
+int rdb_dump_payload(const struct kv *e, int compress, struct hk_buf *b);
 
 struct rdb_in {
     const unsigned char *p; /* the window */

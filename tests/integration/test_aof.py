@@ -423,6 +423,17 @@ def test_redis_check_aof_accepts_the_directory(new_server, datadir):
     assert "All AOF files and manifest are valid" in check.stdout
 
 
+def assert_redis_loads(datadir, values):
+    """Redis 7.0, started on a copy of the AOF directory, holds `values`."""
+    copy = tempfile.mkdtemp(prefix="redis-aof-")
+    try:
+        shutil.copytree(datadir.aofdir(), os.path.join(copy, "appendonlydir"))
+        with redis7(copy, "--appendonly", "yes") as port:
+            assert dump_values(port) == values
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
 def test_redis_loads_hotkv_aof(new_server, datadir):
     srv = aof_server(new_server, datadir)
     r = srv.client()
@@ -433,13 +444,7 @@ def test_redis_loads_hotkv_aof(new_server, datadir):
     r.delete("b:hash")
     values = dump_values(srv.port)
     srv.stop()
-    copy = tempfile.mkdtemp(prefix="redis-aof-")
-    try:
-        shutil.copytree(datadir.aofdir(), os.path.join(copy, "appendonlydir"))
-        with redis7(copy, "--appendonly", "yes") as port:
-            assert dump_values(port) == values
-    finally:
-        shutil.rmtree(copy, ignore_errors=True)
+    assert_redis_loads(datadir, values)
 
 
 def test_base_without_rdb_preamble(new_server, datadir):
@@ -469,13 +474,7 @@ def test_base_without_rdb_preamble(new_server, datadir):
     assert dump_values(srv2.port) == values
     assert r2.execute_command("FCALL", "f1", 0) == 7
     srv2.stop()
-    copy = tempfile.mkdtemp(prefix="redis-aof-")
-    try:
-        shutil.copytree(datadir.aofdir(), os.path.join(copy, "appendonlydir"))
-        with redis7(copy, "--appendonly", "yes") as port:
-            assert dump_values(port) == values
-    finally:
-        shutil.rmtree(copy, ignore_errors=True)
+    assert_redis_loads(datadir, values)
 
 
 @pytest.mark.parametrize("preamble", ["yes", "no"])
