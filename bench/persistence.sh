@@ -35,6 +35,7 @@ pipelines="1 16"
 fsyncs="everysec always"
 hotkv_threads=1
 keep_data=0
+data_root=
 parts="save load aof"
 
 usage() {
@@ -53,7 +54,10 @@ The default run takes 2 to 3 minutes on 2 cores.
   --seconds SEC        measured seconds of part 1, idle and saving (default $dur)
   --loads N            restarts timed in part 2, the median is reported (default $loads)
   --aof-seconds SEC    measured seconds of each AOF row (default $aof_dur)
+  --aof-connections N  connections of part 3 (default $aof_conns)
   --hotkv-threads N    hotkv-server --threads (default $hotkv_threads)
+  --data-dir DIR       where the servers keep their files (default the results folder;
+                       a tmpfs such as /dev/shm takes the disk out of the picture)
   --keep-data          keep the data folders (dump.rdb, appendonlydir) in the results
 $(lib_common_usage persistence)
   --full               the big version: --keys 5000000 --seconds 15 --loads 3 --aof-seconds 15
@@ -72,7 +76,9 @@ while [ $# -gt 0 ]; do
         --seconds) dur=$2; shift 2 ;;
         --loads) loads=$2; shift 2 ;;
         --aof-seconds) aof_dur=$2; shift 2 ;;
+        --aof-connections) aof_conns=$2; shift 2 ;;
         --hotkv-threads) hotkv_threads=$2; shift 2 ;;
+        --data-dir) data_root=$2; shift 2 ;;
         --keep-data) keep_data=1; shift ;;
         --full) keys=5000000; dur=15; loads=3; aof_dur=15; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -89,6 +95,7 @@ done
 has_part() { [[ " $parts " == *" $1 "* ]]; }
 
 lib_init persistence
+if [ -z "$data_root" ]; then data_root=$RESULTS; else data_root=$(mktemp -d "$data_root/hotkv-persistence.XXXXXX"); fi
 raw="$RESULTS/raw.csv"
 echo "server,part,metric,value" > "$raw"
 declare -A R=()
@@ -122,12 +129,15 @@ start() {
 # (/proc/PID/smaps_rollup), the children's Private_Dirty. A save is over
 # when the server says so (INFO) or, for a forked child, when the child has
 # exited (Redis reaps it up to 100 ms later, which INFO would add).
-# Writes a JSON summary and a timeline CSV.
+# Writes a JSON summary and a timeline CSV. With a seventh argument "idle"
+# it samples and polls INFO at the same pace without saving, so that the
+# idle latency is measured beside the same sampler as the saving one.
 cat > "$RESULTS/save_driver.py" <<'EOF'
 import json, os, socket, sys, time
 
 port, pid, warmup, seconds, out, timeline = (int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]),
                                             float(sys.argv[4]), sys.argv[5], sys.argv[6])
+idle = len(sys.argv) > 7 and sys.argv[7] == "idle"
 sock = socket.create_connection(("127.0.0.1", port))
 buf = b""
 
@@ -213,7 +223,11 @@ for _ in range(10):
 baseline = sorted(base)[len(base) // 2]
 end = time.time() + seconds
 saves, statuses, peaks = [], [], {"pss": 0, "rss": 0, "child_pss": 0, "child_dirty": 0}
-while time.time() < end:
+while idle and time.time() < end:
+    sample(0)
+    info()
+    time.sleep(0.02)
+while not idle and time.time() < end:
     t0 = time.time()
     reply = command("BGSAVE")
     if not reply.startswith("+"):
@@ -249,7 +263,7 @@ median() { tr ' ' '\n' | grep -v '^$' | lib_median; }
 
 # ---- part 1: BGSAVE under a fixed-rate load -----------------------------------
 part_save() {
-    local s=$1 name=$1 dir="$RESULTS/data-$1" cpt json line
+    local s=$1 name=$1 dir="$data_root/data-$1" cpt json line
     local -a load
     start "$name" "$s" "$dir"
     lib_preload "$name" strings "$keys" "SET {key sequence $keys} {value $value}"
@@ -263,10 +277,13 @@ part_save() {
         if [ "$phase" = saving ]; then
             taskset -c "$CLIENT_CPUS" "$PY" "$RESULTS/save_driver.py" "${SRV_PORT[$name]}" "${SRV_PID[$name]}" \
                 "$warmup" "$dur" "$RESULTS/raw/$s-saves.json" "$RESULTS/raw/$s-memory.csv" &
-            local driver=$!
+        else
+            taskset -c "$CLIENT_CPUS" "$PY" "$RESULTS/save_driver.py" "${SRV_PORT[$name]}" "${SRV_PID[$name]}" \
+                "$warmup" "$dur" "$RESULTS/raw/$s-idle-sampler.json" "$RESULTS/raw/$s-memory-idle.csv" idle &
         fi
+        local driver=$!
         lib_bench "$name" "$json" "${load[@]}" || true
-        [ "$phase" != saving ] || wait "$driver" || lib_log "save driver failed for $(label_of "$s")"
+        wait "$driver" || lib_log "save driver failed for $(label_of "$s") ($phase)"
         line=$(lib_json "$json" achieved_rate per_template.1.latency_us.p50 per_template.1.latency_us.p99 \
                    per_template.0.latency_us.p99 errors)
         IFS=$'\t' read -r ach gp50 gp99 sp99 err <<< "$line"
@@ -300,7 +317,7 @@ part_save() {
 
 # ---- part 2: restart on the file -----------------------------------------------
 part_load() {
-    local s=$1 dir="$RESULTS/data-$1" i name secs all=""
+    local s=$1 dir="$data_root/data-$1" i name secs all=""
     if [ ! -s "$dir/dump.rdb" ]; then
         start "$s-fill" "$s" "$dir"
         lib_preload "$s-fill" strings "$keys" "SET {key sequence $keys} {value $value}"
@@ -323,7 +340,7 @@ part_load() {
 
 # ---- part 3: SET throughput with the AOF ------------------------------------
 part_aof() {
-    local s=$1 name="$1-aof" dir="$RESULTS/data-$1-aof" out f p json ach err
+    local s=$1 name="$1-aof" dir="$data_root/data-$1-aof" out f p json ach err
     start "$name" "$s" "$dir"
     out=$(lib_cli "$name" CONFIG SET appendonly yes 2>&1 || true)
     if [ "$out" != OK ]; then
@@ -357,7 +374,9 @@ for s in $servers; do
     if has_part load; then part_load "$s"; fi
     if has_part aof; then part_aof "$s"; fi
 done
-[ "$keep_data" = 1 ] || rm -rf "$RESULTS"/data-*
+fs=$(df -T "$data_root" 2>/dev/null | awk 'NR == 2 { print $2 " (" $1 ")" }')
+[ "$keep_data" = 1 ] || rm -rf "$data_root"/data-*
+[ "$data_root" = "$RESULTS" ] || [ "$keep_data" = 1 ] || rmdir "$data_root"
 
 # ---- report -------------------------------------------------------------------
 v() { echo "${R[$1,$2]:-n/a}"; }
@@ -412,11 +431,10 @@ tables="$RESULTS/tables.md"
     fi
 } > "$tables"
 
-fs=$(df -T "$RESULTS" 2>/dev/null | awk 'NR == 2 { print $2 " (" $1 ")" }')
 {
     lib_header "Persistence: HotKV vs Redis" \
         "data: $keys keys \`key_%010d\` of $value-byte values (\`SET {key sequence $keys} {value $value}\`, --load); files on $fs" \
-        "part 1: open loop \`--ratio 1:1 \"SET {key uniform $keys} {value $value}\" \"GET {key uniform $keys}\"\` at $((2 * rate)) req/s over $conns connections, $warmup s warmup + $dur s measured, first without saving, then with a BGSAVE always running (the next started when the last ended); memory sampled every 20 ms from /proc/PID/smaps_rollup of the server and its children (Redis's forked child), extra = peak - median before the first save; a save ends when the child exits (Redis) or INFO says so (HotKV)" \
+        "part 1: open loop \`--ratio 1:1 \"SET {key uniform $keys} {value $value}\" \"GET {key uniform $keys}\"\` at $((2 * rate)) req/s over $conns connections, $warmup s warmup + $dur s measured, first without saving (the memory sampler and INFO polling running as in the saving phase), then with a BGSAVE always running (the next started when the last ended); memory sampled every 20 ms from /proc/PID/smaps_rollup of the server and its children (Redis's forked child), extra = peak - median before the first save; a save ends when the child exits (Redis) or INFO says so (HotKV)" \
         "part 2: SAVE, stop, start on the file, the server's own \"DB loaded from disk\" line" \
         "part 3: \`CONFIG SET appendonly yes\` on an empty server, then closed loop \`SET {key uniform $keys} {value $value}\`, $aof_conns connections, $aof_dur s after 1 s warmup per row"
     echo

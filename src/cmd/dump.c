@@ -24,6 +24,7 @@
  * that: there is no timer here) and 64 at most per worker. */
 #include "../core/alloc.h"
 #include "../core/crc64.h"
+#include "../proto/respw.h"
 #include "../server/config.h"
 #include "../types/rdb.h"
 #include "cmds.h"
@@ -427,23 +428,9 @@ static int mig_read_line(struct mig_conn *m, char *line, size_t size, long long 
 
 /* ---- MIGRATE ------------------------------------------------------------------ */
 
-static void resp_header(struct hk_buf *b, char type, long long n) {
-    char buf[32];
-    int l = snprintf(buf, sizeof(buf), "%c%lld\r\n", type, n);
-    hk_buf_add(b, buf, (size_t)l, 4096);
-}
-
-static void resp_bulk(struct hk_buf *b, const void *p, size_t n) {
-    resp_header(b, '$', (long long)n);
-    hk_buf_add(b, p, n, 4096);
-    hk_buf_add(b, "\r\n", 2, 4096);
-}
-
-static void resp_bulk_ll(struct hk_buf *b, long long v) {
-    char buf[24];
-    int l = hk_ll2str(buf, v);
-    resp_bulk(b, buf, (size_t)l);
-}
+static void resp_header(struct hk_buf *b, char type, long long n) { respw_header(b, type, n, 4096); }
+static void resp_bulk(struct hk_buf *b, const void *p, size_t n) { respw_bulk(b, p, n, 4096); }
+static void resp_bulk_ll(struct hk_buf *b, long long v) { respw_bulk_ll(b, v, 4096); }
 
 /* MIGRATE's keys, as Redis's migrateGetKeys finds them: argv[3], or, when
  * a KEYS option follows the fixed arguments (skipping AUTH's password and

@@ -6,6 +6,7 @@
 
 #include "../core/alloc.h"
 #include "../core/util.h"
+#include "../proto/respw.h"
 #include "../store/hfe.h"
 #include "blocking.h"
 #include "creply.h"
@@ -386,20 +387,8 @@ static void prop_reset(struct prop *p, int db) {
 
 static void prop_raw(struct prop *p, const void *data, size_t n) { hk_buf_add(&p->out, data, n, 256); }
 
-static void prop_header(struct prop *p, char type, long long n) {
-    char buf[32];
-    buf[0] = type;
-    int l = hk_ll2str(buf + 1, n);
-    buf[1 + l] = '\r';
-    buf[2 + l] = '\n';
-    prop_raw(p, buf, (size_t)l + 3);
-}
-
-static void prop_bulk(struct prop *p, const void *s, size_t n) {
-    prop_header(p, '$', (long long)n);
-    prop_raw(p, s, n);
-    prop_raw(p, "\r\n", 2);
-}
+static void prop_header(struct prop *p, char type, long long n) { respw_header(&p->out, type, n, 256); }
+static void prop_bulk(struct prop *p, const void *s, size_t n) { respw_bulk(&p->out, s, n, 256); }
 
 /* Start a command of argc arguments in database db. */
 static void prop_start(struct prop *p, int db, int argc) {

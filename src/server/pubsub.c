@@ -5,6 +5,7 @@
 #include "../core/hash.h"
 #include "../core/htable.h"
 #include "../core/util.h"
+#include "../proto/respw.h"
 #include "creply.h"
 #include "server.h"
 
@@ -451,13 +452,7 @@ static void frame_release(void *ref) {
     if (--f->refs == 0) hk_free(f);
 }
 
-static void buf_bulk(struct hk_buf *b, const char *p, size_t len) {
-    char head[32];
-    int n = snprintf(head, sizeof(head), "$%zu\r\n", len);
-    hk_buf_add(b, head, (size_t)n, 256);
-    hk_buf_add(b, p, len, 256);
-    hk_buf_add(b, "\r\n", 2, 256);
-}
+static void buf_bulk(struct hk_buf *b, const char *p, size_t len) { respw_bulk(b, p, len, 256); }
 
 /* message/smessage channel payload, or pmessage pattern channel payload. */
 static void build_frame(struct hk_buf *b, int resp, const struct psmsg *m, const struct nent *pat) {

@@ -13,6 +13,7 @@
 #include "../core/crc64.h"
 #include "../core/rdbstr.h"
 #include "../core/util.h"
+#include "../proto/respw.h"
 #include "../store/db.h"
 #include "../store/hfe.h"
 #include "../store/lockset.h"
@@ -28,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +39,9 @@
 #include <unistd.h>
 
 /* The saver writes after this many bytes gathered under one lock hold. */
-#define SNAP_CHUNK (64 * 1024)
+#define SNAP_CHUNK (8 * 1024)
 /* rdb-save-incremental-fsync: flush to disk every this many bytes. */
-#define SNAP_FSYNC_EVERY (32u * 1024 * 1024)
+#define SNAP_FSYNC_EVERY (4u * 1024 * 1024)
 
 struct snap_shard {
     struct hk_buf side; /* entries writers saved ahead of the saver */
@@ -60,6 +63,11 @@ struct snap_job {
     _Atomic int failed;
     int fg; /* SAVE, not BGSAVE: a failure does not stop writes */
     char err[256];
+    /* Pacing of a background walk (saver_pace): the current window's
+     * start, in wall and thread CPU nanoseconds, and whether the saver
+     * runs at normal priority in it. */
+    long long win_wall, win_cpu;
+    int boosted;
 };
 
 static pthread_mutex_t snap_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -72,6 +80,49 @@ static int saver_joinable; /* snap_mu */
 
 struct snap_status snap_status = {.last_ok = 1, .last_time_sec = -1};
 struct load_progress load_progress;
+
+/* ---- pacing ----------------------------------------------------------- */
+
+/* A background walk runs under SCHED_IDLE: a worker that wakes on the
+ * saver's CPU preempts it at once instead of waiting out a time slice, and
+ * the saver still takes every idle cycle. So that saturated workers cannot
+ * starve it, each SNAP_PACE_WINDOW the saver looks at the CPU share it
+ * got; below SNAP_PACE_MIN_SHARE percent it spends the next window at
+ * normal priority, competing fairly, and then goes back to idle. Under
+ * full load a save thus gets at least about a quarter of a CPU. */
+#define SNAP_PACE_WINDOW_NS (100LL * 1000 * 1000)
+#define SNAP_PACE_MIN_SHARE 25
+
+static long long clock_ns(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void saver_policy(int normal) {
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), normal ? SCHED_OTHER : SCHED_IDLE, &sp);
+}
+
+static void saver_pace_start(struct snap_job *j) {
+    if (j->fg) return;
+    saver_policy(0);
+    j->win_wall = clock_ns(CLOCK_MONOTONIC);
+    j->win_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void saver_pace(struct snap_job *j) {
+    if (j->fg) return;
+    long long wall = clock_ns(CLOCK_MONOTONIC);
+    if (wall - j->win_wall < SNAP_PACE_WINDOW_NS) return;
+    long long cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    int starved = (cpu - j->win_cpu) * 100 < (wall - j->win_wall) * SNAP_PACE_MIN_SHARE;
+    int boost = starved && !j->boosted;
+    if (boost != j->boosted) saver_policy(boost);
+    j->boosted = boost;
+    j->win_wall = wall;
+    j->win_cpu = cpu;
+}
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -108,15 +159,7 @@ static int job_write(struct snap_job *j, const void *p, size_t n) {
 /* An AOF base without the RDB preamble is Redis protocol: one command a
  * record, as an AOF replays it. */
 static void resp_cmd(struct hk_buf *b, int argc, const char *const *argv, const size_t *len) {
-    char head[32];
-    int n = snprintf(head, sizeof(head), "*%d\r\n", argc);
-    hk_buf_add(b, head, (size_t)n, 4096);
-    for (int i = 0; i < argc; i++) {
-        n = snprintf(head, sizeof(head), "$%zu\r\n", len[i]);
-        hk_buf_add(b, head, (size_t)n, 4096);
-        hk_buf_add(b, argv[i], len[i], 4096);
-        hk_buf_add(b, "\r\n", 2, 4096);
-    }
+    respw_cmd(b, argc, argv, len, 4096);
 }
 
 static void put_select(const struct snap_job *j, struct rdb_out *o, int db) {
@@ -354,6 +397,7 @@ static void walk_shard(struct snap_job *j, unsigned s, struct hk_buf *out) {
             v.selected = 0;
             if (side.len) job_write(j, side.p, side.len);
             hk_free(side.p);
+            saver_pace(j);
         } while (cur);
     }
 }
@@ -391,6 +435,7 @@ static void *saver_main(void *arg) {
     cut_done = 1;
     pthread_cond_broadcast(&snap_cv);
     pthread_mutex_unlock(&snap_mu);
+    saver_pace_start(j);
     job_write(j, head.p, head.len);
     hk_free(head.p);
     struct hk_buf out = {0};

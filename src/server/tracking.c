@@ -39,6 +39,7 @@
 
 #include "../core/alloc.h"
 #include "../core/buf.h"
+#include "../proto/respw.h"
 #include "../store/db.h"
 #include "../store/events.h"
 #include "config.h"
@@ -493,15 +494,10 @@ static void bcast_flush(void *arg) {
         v.len = 0;
         for (; j < bb.n && bb.v[j].id == bb.v[i].id; j++)
             if (j == i || cmp_bitem(&bb.v[j - 1], &bb.v[j]) != 0) nk++;
-        char num[48];
-        int n = snprintf(num, sizeof(num), "*%d\r\n", nk);
-        hk_buf_add(&v, num, (size_t)n, 64);
+        respw_header(&v, '*', nk, 64);
         for (int k = i; k < j; k++) {
             if (k > i && cmp_bitem(&bb.v[k - 1], &bb.v[k]) == 0) continue;
-            n = snprintf(num, sizeof(num), "$%zu\r\n", bb.v[k].klen);
-            hk_buf_add(&v, num, (size_t)n, 0);
-            hk_buf_add(&v, bb.keys.p + bb.v[k].koff, bb.v[k].klen, 0);
-            hk_buf_add(&v, "\r\n", 2, 0);
+            respw_bulk(&v, bb.keys.p + bb.v[k].koff, bb.v[k].klen, 0);
         }
         struct bmail *m = hk_malloc(sizeof(*m) + v.len);
         m->id = bb.v[i].id;

@@ -280,8 +280,10 @@ int rdb_get_len(struct rdb_in *in, uint64_t *n, int *encoded) {
         *n = ((uint64_t)(b0 & 0x3f) << 8) | q[0];
         return 0;
     case 3:
-        if (!encoded) return rdb_fail(in, "Unexpected encoded length at offset %llu", in_offset(in) - 1);
-        *encoded = 1;
+        /* Where no encoding is expected Redis reads the low six bits as
+         * the length; so does this, so that the same bytes get the same
+         * verdict from both servers. */
+        if (encoded) *encoded = 1;
         *n = b0 & 0x3f;
         return 0;
     default: break;
