@@ -13,6 +13,11 @@
  *   pub/sub      (--pubsub) publishers at a fixed total rate, subscribers
  *                measuring delivery latency from the publish time carried in
  *                the payload.
+ * With --miss, a cache workload: a reply to the first template that is a
+ * nil (a GET of a missing key) is followed on the same connection by the
+ * --miss request for the same key ("SET {key last} {value 100}"), sent at
+ * once in the open loop and at the head of the next batch in the closed
+ * loop; hits, misses and the miss requests' latency are reported apart.
  * A template with {reply id} closes a loop through the server: the first
  * stream entry id of each reply on a connection is queued on that
  * connection, and each request it sends next takes the oldest one (0-0
@@ -29,6 +34,7 @@
  * and the sequence counters of templates. This is not a client library:
  * replies are counted and timed, never decoded beyond what a report needs. */
 #include "hist.h"
+#include "miss.h"
 #include "rscan.h"
 #include "tmpl.h"
 
@@ -55,6 +61,8 @@
 #include <unistd.h>
 
 #define MAX_TEMPLATES 2
+#define MISS_TIX MAX_TEMPLATES          /* template slot of the --miss request */
+#define NSLOTS (MAX_TEMPLATES + 1)
 #define OUT_HIGH_WATER (4u << 20)       /* unsent bytes per connection before we stop generating */
 #define IN_CHUNK 65536
 #define DRAIN_MIN_NS 2000000000ULL      /* replies are awaited at least this long after the end */
@@ -72,8 +80,9 @@ struct opts {
     double duration, warmup, rate;
     int ratio[MAX_TEMPLATES];
     int ntmpl;
-    struct tmpl *tmpl[MAX_TEMPLATES];
-    int nrep[MAX_TEMPLATES];          /* replies per request: commands in the template */
+    struct tmpl *tmpl[NSLOTS];        /* the templates, then the --miss one */
+    int nrep[NSLOTS];                 /* replies per request: commands in the template */
+    int miss;                         /* --miss given: tmpl[MISS_TIX] follows a nil reply to tmpl[0] */
     int reply_ids;                    /* a template has {reply id}: collect ids from replies */
     enum mode mode;
     int publishers, subscribers, channels, payload;
@@ -84,7 +93,7 @@ struct opts {
 
 static struct opts O = {
     .host = "127.0.0.1", .port = 6379, .threads = 1, .conns = 8, .pipeline = 0,
-    .duration = 10, .ratio = {1, 1}, .nrep = {1, 1}, .publishers = 1, .subscribers = 1, .channels = 1, .payload = 64,
+    .duration = 10, .ratio = {1, 1}, .nrep = {1, 1, 1}, .publishers = 1, .subscribers = 1, .channels = 1, .payload = 64,
     .seed = 1,
 };
 
@@ -102,10 +111,12 @@ struct idq {
 };
 
 /* Requests sent and not yet answered, oldest first: when each was scheduled
- * (or sent, in closed loop) and which template made it. */
+ * (or sent, in closed loop), which template made it (MISS_TIX: the --miss
+ * one) and the key number it drew last (for --miss). */
 struct inflight {
     uint64_t *ts;
     uint8_t *tix;
+    uint64_t *key;
     size_t head, count, cap;
 };
 
@@ -127,6 +138,7 @@ struct conn {
     int seq_got, seq_err;             /* replies in so far to the oldest request of a ";" sequence, any an error */
     uint64_t index;                   /* {conn}: 0 .. connections-1 over all threads */
     struct idq ids;                   /* {reply id}: ids from replies not yet used */
+    struct keyq pend;                 /* --miss, closed loop: keys that missed, their request not yet sent */
 };
 
 struct worker {
@@ -137,17 +149,19 @@ struct worker {
     int nconns;
     struct rng rng;
     uint64_t mix;
-    struct hist hist[MAX_TEMPLATES];  /* request latency (publishers: PUBLISH round trip) */
+    struct hist hist[NSLOTS];         /* request latency (publishers: PUBLISH round trip); [MISS_TIX]: --miss requests */
     struct hist deliver;              /* subscribers: delivery latency */
     struct hist lag;                  /* open loop: send time minus scheduled time */
-    uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
+    uint64_t recorded[NSLOTS], rec_errors[NSLOTS];
     uint64_t sent, completed, errors, published, delivered, expected;
+    uint64_t hits, misses;            /* --miss: replies to the first template, measured window */
+    uint64_t hits_total, misses_total, miss_sent, miss_dropped;  /* the whole run */
     uint64_t delivered_rec, expected_rec;  /* of messages published in the measured window */
     uint64_t last_done_ns;            /* completion time of the last recorded request */
     uint64_t ids_used, ids_none;      /* {reply id}: requests that took an id / found none (0-0) */
     char first_error[256];
     /* Read by the main thread for progress and the end of the run. */
-    _Atomic uint64_t a_completed, a_outstanding, a_delivered, a_expected;
+    _Atomic uint64_t a_completed, a_outstanding, a_delivered, a_expected, a_hits, a_misses;
     _Atomic int a_idle;               /* nothing left to issue */
 };
 
@@ -199,32 +213,38 @@ static void lost(const char *fmt, ...) {
 
 /* ---- in-flight queue ---- */
 
-static void q_push(struct inflight *q, uint64_t ts, int tix) {
+static void q_push(struct inflight *q, uint64_t ts, int tix, uint64_t key) {
     if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
         uint64_t *nts = malloc(cap * sizeof(*nts));
         uint8_t *ntix = malloc(cap);
-        if (!nts || !ntix) die("out of memory");
+        uint64_t *nkey = malloc(cap * sizeof(*nkey));
+        if (!nts || !ntix || !nkey) die("out of memory");
         for (size_t i = 0; i < q->count; i++) {
             nts[i] = q->ts[(q->head + i) % q->cap];
             ntix[i] = q->tix[(q->head + i) % q->cap];
+            nkey[i] = q->key[(q->head + i) % q->cap];
         }
         free(q->ts);
         free(q->tix);
+        free(q->key);
         q->ts = nts;
         q->tix = ntix;
+        q->key = nkey;
         q->head = 0;
         q->cap = cap;
     }
     size_t at = (q->head + q->count) % q->cap;
     q->ts[at] = ts;
     q->tix[at] = (uint8_t)tix;
+    q->key[at] = key;
     q->count++;
 }
 
-static void q_pop(struct inflight *q, uint64_t *ts, int *tix) {
+static void q_pop(struct inflight *q, uint64_t *ts, int *tix, uint64_t *key) {
     *ts = q->ts[q->head];
     *tix = q->tix[q->head];
+    *key = q->key[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
 }
@@ -391,35 +411,54 @@ static void gen_publish(struct conn *c, uint64_t sched_ns) {
     gbuf_append(&c->out, "\r\n", 2);
 }
 
+/* Hand template tix the oldest reply id of c, when it takes one. */
+static void take_id(struct conn *c, int tix, struct tmpl_ctx *ctx, struct idslot *id) {
+    struct worker *w = c->w;
+    if (!O.reply_ids || !tmpl_uses_reply_id(O.tmpl[tix])) return;
+    if (c->ids.count) {
+        *id = c->ids.v[c->ids.head];
+        c->ids.head = (c->ids.head + 1) % c->ids.cap;
+        c->ids.count--;
+        ctx->id = id->s;
+        ctx->idlen = id->len;
+        w->ids_used++;
+    } else {
+        w->ids_none++;
+    }
+}
+
 static void issue(struct conn *c, uint64_t ts, uint64_t now) {
     struct worker *w = c->w;
     /* How late the generator itself sends: when this grows, the latency
      * measured is the generator's queue, not the server's. */
     if (ts >= t_measure && ts < t_end && now >= ts) hist_record(&w->lag, now - ts);
     int tix = 0;
+    uint64_t key = 0;
     if (c->role == ROLE_PUB) {
         gen_publish(c, ts);
     } else {
         tix = pick_template(w);
         struct tmpl_ctx ctx = {.conn = c->index};
         struct idslot id;
-        if (O.reply_ids && tmpl_uses_reply_id(O.tmpl[tix])) {
-            if (c->ids.count) {
-                id = c->ids.v[c->ids.head];
-                c->ids.head = (c->ids.head + 1) % c->ids.cap;
-                c->ids.count--;
-                ctx.id = id.s;
-                ctx.idlen = id.len;
-                w->ids_used++;
-            } else {
-                w->ids_none++;
-            }
-        }
-        tmpl_gen_ctx(O.tmpl[tix], &w->rng, &c->out, &ctx);
+        take_id(c, tix, &ctx, &id);
+        key = tmpl_gen_ctx(O.tmpl[tix], &w->rng, &c->out, &ctx);
     }
-    q_push(&c->q, ts, tix);
+    q_push(&c->q, ts, tix, key);
     if (c->quota != UINT64_MAX) c->quota--;
     w->sent++;
+}
+
+/* The --miss request for key (a GET of it found nothing), sent now: its
+ * latency runs from now, it is outside the schedule and the -n quota. */
+static void issue_miss(struct conn *c, uint64_t key, uint64_t now) {
+    struct worker *w = c->w;
+    struct tmpl_ctx ctx = {.conn = c->index, .has_key = 1, .key = key};
+    struct idslot id;
+    take_id(c, MISS_TIX, &ctx, &id);
+    tmpl_gen_ctx(O.tmpl[MISS_TIX], &w->rng, &c->out, &ctx);
+    q_push(&c->q, now, MISS_TIX, key);
+    w->sent++;
+    w->miss_sent++;
 }
 
 /* Generate what is due on c. Returns the time it next wants to send
@@ -431,8 +470,13 @@ static uint64_t conn_fill(struct conn *c, uint64_t now) {
          * requests go out when all P replies of the last batch are in.
          * (Topping up a sliding window instead splits the server's reads
          * into smaller ones and measures a different, costlier pattern.) */
-        if (c->q.count) return UINT64_MAX;
-        while (c->quota && c->q.count < (size_t)O.pipeline && now < t_end) issue(c, now, now);
+        /* With --miss the SETs of the last batch's misses lead the batch
+         * and new requests fill it up to -P (miss_batch). */
+        if (c->q.count || now >= t_end) return UINT64_MAX;
+        size_t nmiss, nnew;
+        miss_batch(c->pend.count, (size_t)O.pipeline, c->quota, &nmiss, &nnew);
+        for (size_t i = 0; i < nmiss; i++) issue_miss(c, keyq_pop(&c->pend), now);
+        for (size_t i = 0; i < nnew; i++) issue(c, now, now);
         return UINT64_MAX;
     }
     /* Open loop: everything scheduled up to now, unless the socket is
@@ -503,7 +547,7 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
         lost("reply without a request (the server sent %c...)", it->type);
         return;
     }
-    uint64_t ts;
+    uint64_t ts, key;
     int tix = c->q.tix[c->q.head];
     struct rscan_item eit;
     int err = reply_error(p, len, it, O.nrep[tix] > 1, &eit);
@@ -523,14 +567,32 @@ static void on_reply(struct conn *c, const char *p, long len, const struct rscan
     } else if (err) {
         record_error(w, &eit);
     }
-    q_pop(&c->q, &ts, &tix);
+    q_pop(&c->q, &ts, &tix, &key);
     w->completed++;
+    int in_window = ts >= t_measure && ts < t_end;
+    if (O.miss && tix == 0) {
+        /* A GET that found its key, or not: then the --miss request for
+         * the same key goes next on this connection, at once in the open
+         * loop (outside the schedule), in the closed loop at the head of
+         * the next batch. After the end it is not sent. */
+        enum miss_kind k = miss_classify(p, (size_t)len, it->type);
+        if (k == MISS_HIT) {
+            w->hits_total++;
+            w->hits += in_window;
+        } else if (k == MISS_NIL) {
+            w->misses_total++;
+            w->misses += in_window;
+            if (O.mode != MODE_OPEN) keyq_push(&c->pend, key);
+            else if (now < t_end && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) issue_miss(c, key, now);
+            else w->miss_dropped++;
+        }
+    }
     long long receivers = 0;
     if (c->role == ROLE_PUB && it->type == ':') {
         for (const char *s = p + 1; *s >= '0' && *s <= '9'; s++) receivers = receivers * 10 + (*s - '0');
         w->expected += (uint64_t)receivers;
     }
-    if (ts >= t_measure && ts < t_end) {
+    if (in_window) {
         w->expected_rec += (uint64_t)receivers;
         hist_record(&w->hist[tix], now > ts ? now - ts : 0);
         w->recorded[tix]++;
@@ -587,7 +649,10 @@ static void publish_progress(struct worker *w) {
         struct conn *c = &w->conns[i];
         out += c->q.count;
         if (c->role != ROLE_SUB && c->quota && (closed ? now < t_end : c->next_ns < t_end)) idle = 0;
+        if (c->pend.count && now < t_end) idle = 0;
     }
+    atomic_store_explicit(&w->a_hits, w->hits_total, memory_order_relaxed);
+    atomic_store_explicit(&w->a_misses, w->misses_total, memory_order_relaxed);
     atomic_store_explicit(&w->a_completed, w->completed, memory_order_relaxed);
     atomic_store_explicit(&w->a_outstanding, out, memory_order_relaxed);
     atomic_store_explicit(&w->a_delivered, w->delivered, memory_order_relaxed);
@@ -682,8 +747,9 @@ static void json_str(FILE *f, const char *s) {
 }
 
 struct totals {
-    struct hist hist[MAX_TEMPLATES], all, deliver, lag;
-    uint64_t recorded[MAX_TEMPLATES], rec_errors[MAX_TEMPLATES];
+    struct hist hist[NSLOTS], all, deliver, lag;
+    uint64_t recorded[NSLOTS], rec_errors[NSLOTS];
+    uint64_t hits, misses, hits_total, misses_total, miss_sent, miss_unsent;
     uint64_t sent, completed, errors, published, delivered, expected, last_done_ns;
     uint64_t delivered_rec, expected_rec;
     uint64_t ids_used, ids_none;
@@ -723,12 +789,26 @@ static void report(struct totals *T) {
         lat_fields(tf, &T->lag, 0);
         fputc('\n', tf);
     }
-    if (O.ntmpl > 1)
+    if (O.ntmpl > 1 || O.miss)
         for (int i = 0; i < O.ntmpl; i++) {
             fprintf(tf, "  %s: %llu, ", tmpl_command(O.tmpl[i]), (unsigned long long)T->recorded[i]);
             lat_fields(tf, &T->hist[i], 0);
             fputc('\n', tf);
         }
+    if (O.miss) {
+        double hr = miss_hit_ratio(T->hits, T->misses);
+        fprintf(tf, "hits: %llu, misses: %llu, hit ratio ", (unsigned long long)T->hits,
+                (unsigned long long)T->misses);
+        if (hr < 0) fputs("n/a", tf);
+        else fprintf(tf, "%.4f", hr);
+        fprintf(tf, " (%s, the first template)\n", tmpl_command(O.tmpl[0]));
+        fprintf(tf, "on miss: %s\n", tmpl_source(O.tmpl[MISS_TIX]));
+        fprintf(tf, "  %s: %llu, %llu errors, %.1f req/s, ", tmpl_command(O.tmpl[MISS_TIX]),
+                (unsigned long long)T->recorded[MISS_TIX], (unsigned long long)T->rec_errors[MISS_TIX],
+                (double)T->recorded[MISS_TIX] / T->window_s);
+        lat_fields(tf, &T->hist[MISS_TIX], 0);
+        fputc('\n', tf);
+    }
     if (O.reply_ids)
         fprintf(tf, "reply ids: %llu requests took an id from an earlier reply, %llu found none (0-0)\n",
                 (unsigned long long)T->ids_used, (unsigned long long)T->ids_none);
@@ -780,7 +860,27 @@ static void report(struct totals *T) {
         fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", (double)hi / 1e3, (unsigned long long)main_h->b[i]);
         first = 0;
     }
-    fprintf(f, "],\n \"reply_ids\": ");
+    fprintf(f, "],\n \"miss\": ");
+    if (O.miss) {
+        double hr = miss_hit_ratio(T->hits, T->misses);
+        fputs("{\"template\": ", f);
+        json_str(f, tmpl_source(O.tmpl[MISS_TIX]));
+        fprintf(f, ", \"commands\": %d, \"hits\": %llu, \"misses\": %llu, \"hit_ratio\": ", O.nrep[MISS_TIX],
+                (unsigned long long)T->hits, (unsigned long long)T->misses);
+        if (hr < 0) fputs("null", f);
+        else fprintf(f, "%.6f", hr);
+        fprintf(f, ", \"hits_total\": %llu, \"misses_total\": %llu, \"requests\": %llu, \"errors\": %llu,"
+                   " \"rate\": %.3f, \"sent_total\": %llu, \"unsent\": %llu, \"latency_us\": ",
+                (unsigned long long)T->hits_total, (unsigned long long)T->misses_total,
+                (unsigned long long)T->recorded[MISS_TIX], (unsigned long long)T->rec_errors[MISS_TIX],
+                (double)T->recorded[MISS_TIX] / T->window_s, (unsigned long long)T->miss_sent,
+                (unsigned long long)T->miss_unsent);
+        lat_fields(f, &T->hist[MISS_TIX], 1);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\n \"reply_ids\": ");
     if (O.reply_ids)
         fprintf(f, "{\"used\": %llu, \"none\": %llu}", (unsigned long long)T->ids_used,
                 (unsigned long long)T->ids_none);
@@ -823,6 +923,9 @@ static void usage(FILE *f) {
           "      --warmup SEC    send but do not record for SEC first (0)\n"
           "      --rate R        open loop: R requests/s over all connections, latency from the schedule\n"
           "      --ratio A:B     with two templates, A of the first for B of the second (1:1)\n"
+          "      --miss TEMPLATE when a reply to the first template is nil ($-1, RESP3 _), send TEMPLATE\n"
+          "                      next on that connection, {key last} being the key that missed:\n"
+          "                      --miss \"SET {key last} {value 100}\" \"GET {key zipfian 1000000 0.99}\"\n"
           "      --load          preload: closed loop, pipelined, needs -n\n"
           "      --pubsub        pub/sub delivery latency (needs --rate)\n"
           "      --publishers N  --subscribers M  --channels K  --payload BYTES (1, 1, 1, 64)\n"
@@ -831,7 +934,8 @@ static void usage(FILE *f) {
           "      --seed N        random seed (1)\n"
           "      --help\n"
           "\n"
-          "Templates: words with placeholders {key uniform|sequence|zipfian N} {key last} {value N} {rand N}\n"
+          "Templates: words with placeholders {key uniform|sequence|zipfian N} {key zipfian N S} {key last}\n"
+          "{value N} {rand N}"
           "{range N W} {conn} {reply id}, e.g. \"SET {key uniform 100000} {value 64}\". A \";\" word separates\n"
           "the commands of one request: \"MULTI ; SET {key uniform 100000} {value 64} ; GET {key last} ; EXEC\".\n"
           "{conn} is the connection's number; {reply id} the oldest stream id not yet used from the replies\n"
@@ -848,14 +952,18 @@ static double parse_num(const char *s, const char *what, double lo, double hi) {
 }
 
 static void parse_args(int argc, char **argv) {
-    enum { O_WARMUP = 256, O_RATE, O_RATIO, O_LOAD, O_PUBSUB, O_PUBS, O_SUBS, O_CHANS, O_PAYLOAD, O_JSON, O_SEED, O_HELP };
+    enum {
+        O_WARMUP = 256, O_RATE, O_RATIO, O_LOAD, O_PUBSUB, O_PUBS, O_SUBS, O_CHANS, O_PAYLOAD, O_JSON, O_SEED, O_HELP,
+        O_MISS
+    };
     static const struct option lo[] = {
         {"threads", 1, 0, 't'},     {"connections", 1, 0, 'c'},  {"duration", 1, 0, 'd'}, {"quiet", 0, 0, 'q'},
         {"warmup", 1, 0, O_WARMUP}, {"rate", 1, 0, O_RATE},      {"ratio", 1, 0, O_RATIO}, {"load", 0, 0, O_LOAD},
         {"pubsub", 0, 0, O_PUBSUB}, {"publishers", 1, 0, O_PUBS}, {"subscribers", 1, 0, O_SUBS},
         {"channels", 1, 0, O_CHANS}, {"payload", 1, 0, O_PAYLOAD}, {"json", 1, 0, O_JSON}, {"seed", 1, 0, O_SEED},
-        {"help", 0, 0, O_HELP},      {0, 0, 0, 0}};
+        {"help", 0, 0, O_HELP},      {"miss", 1, 0, O_MISS},      {0, 0, 0, 0}};
     int load = 0, pubsub = 0, ch;
+    const char *miss_src = NULL;
     while ((ch = getopt_long(argc, argv, "h:p:s:a:t:c:P:n:d:q", lo, NULL)) != -1) {
         switch (ch) {
         case 'h': O.host = optarg; break;
@@ -883,6 +991,7 @@ static void parse_args(int argc, char **argv) {
         case O_PAYLOAD: O.payload = (int)parse_num(optarg, "payload size", 1, 64 << 20); break;
         case O_JSON: O.json = optarg; break;
         case O_SEED: O.seed = (uint64_t)parse_num(optarg, "seed", 0, 1e18); break;
+        case O_MISS: miss_src = optarg; break;
         case O_HELP: usage(stdout); exit(0);
         default: usage(stderr); exit(1);
         }
@@ -892,6 +1001,7 @@ static void parse_args(int argc, char **argv) {
         if (ntmpl) die("--pubsub takes no template");
         if (O.rate <= 0) die("--pubsub needs --rate");
         if (load) die("--pubsub and --load do not mix");
+        if (miss_src) die("--pubsub and --miss do not mix");
         O.mode = MODE_PUBSUB;
         return;
     }
@@ -910,6 +1020,17 @@ static void parse_args(int argc, char **argv) {
         O.reply_ids |= tmpl_uses_reply_id(O.tmpl[i]);
     }
     if (ntmpl == 1) O.ratio[0] = 1;
+    if (miss_src) {
+        char err[256];
+        if (load) die("--miss is for a cache workload; --load only writes");
+        if (O.nrep[0] != 1) die("--miss needs a first template of one command (its reply tells hit from miss)");
+        if (!tmpl_draws_key(O.tmpl[0])) die("--miss needs a first template that draws a {key ...}");
+        O.tmpl[MISS_TIX] = tmpl_parse_flags(miss_src, TMPL_KEY_GIVEN, err, sizeof(err));
+        if (!O.tmpl[MISS_TIX]) die("--miss template '%s': %s", miss_src, err);
+        O.nrep[MISS_TIX] = tmpl_replies(O.tmpl[MISS_TIX]);
+        O.reply_ids |= tmpl_uses_reply_id(O.tmpl[MISS_TIX]);
+        O.miss = 1;
+    }
     if (load) {
         if (O.rate > 0) die("--load is closed loop; drop --rate");
         if (!O.requests) die("--load needs -n");
@@ -952,7 +1073,7 @@ int main(int argc, char **argv) {
         workers[t].id = t;
         workers[t].conns = calloc((size_t)total, sizeof(struct conn));
         rng_seed(&workers[t].rng, O.seed * 1000003 + (uint64_t)t);
-        for (int i = 0; i < MAX_TEMPLATES; i++) hist_init(&workers[t].hist[i]);
+        for (int i = 0; i < NSLOTS; i++) hist_init(&workers[t].hist[i]);
         hist_init(&workers[t].deliver);
         hist_init(&workers[t].lag);
         workers[t].epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1034,7 +1155,7 @@ int main(int argc, char **argv) {
 
     /* Watch the run: progress once a second; stop when everything is sent
      * and answered (and delivered), or when the drain period runs out. */
-    uint64_t last_print = t_start, last_done = 0;
+    uint64_t last_print = t_start, last_done = 0, last_hits = 0, last_misses = 0;
     uint64_t drain_ns = (uint64_t)(O.duration * 1e9 / 2);
     if (drain_ns < DRAIN_MIN_NS) drain_ns = DRAIN_MIN_NS;
     int progress = !O.quiet;
@@ -1047,7 +1168,7 @@ int main(int argc, char **argv) {
             break;
         }
         uint64_t now = now_ns();
-        uint64_t done = 0, out = 0, deliv = 0, exp = 0;
+        uint64_t done = 0, out = 0, deliv = 0, exp = 0, hits = 0, misses = 0;
         int idle = 1;
         for (int t = 0; t < O.threads; t++) {
             done += atomic_load_explicit(&workers[t].a_completed, memory_order_relaxed);
@@ -1055,12 +1176,19 @@ int main(int argc, char **argv) {
             deliv += atomic_load_explicit(&workers[t].a_delivered, memory_order_relaxed);
             exp += atomic_load_explicit(&workers[t].a_expected, memory_order_relaxed);
             idle &= atomic_load_explicit(&workers[t].a_idle, memory_order_relaxed);
+            hits += atomic_load_explicit(&workers[t].a_hits, memory_order_relaxed);
+            misses += atomic_load_explicit(&workers[t].a_misses, memory_order_relaxed);
         }
         if (progress && now >= t_start && now - last_print >= 1000000000ULL) {
-            fprintf(stderr, "[%5.1fs] %llu requests, %.0f req/s\n", (double)(now - t_start) / 1e9,
+            fprintf(stderr, "[%5.1fs] %llu requests, %.0f req/s", (double)(now - t_start) / 1e9,
                     (unsigned long long)done, (double)(done - last_done) * 1e9 / (double)(now - last_print));
+            if (O.miss && hits + misses > last_hits + last_misses)
+                fprintf(stderr, ", hit ratio %.4f", miss_hit_ratio(hits - last_hits, misses - last_misses));
+            fputc('\n', stderr);
             last_print = now;
             last_done = done;
+            last_hits = hits;
+            last_misses = misses;
         }
         int past_end = O.requests ? idle : now >= t_end;
         if (past_end && idle && out == 0 && deliv >= exp) break;
@@ -1072,18 +1200,26 @@ int main(int argc, char **argv) {
 
     struct totals T;
     memset(&T, 0, sizeof(T));
-    for (int i = 0; i < MAX_TEMPLATES; i++) hist_init(&T.hist[i]);
+    for (int i = 0; i < NSLOTS; i++) hist_init(&T.hist[i]);
     hist_init(&T.all);
     hist_init(&T.deliver);
     hist_init(&T.lag);
     for (int t = 0; t < O.threads; t++) {
         struct worker *w = &workers[t];
-        for (int i = 0; i < MAX_TEMPLATES; i++) {
+        for (int i = 0; i < NSLOTS; i++) {
             hist_merge(&T.hist[i], &w->hist[i]);
-            hist_merge(&T.all, &w->hist[i]);
+            /* The --miss requests have figures of their own. */
+            if (i < MAX_TEMPLATES) hist_merge(&T.all, &w->hist[i]);
             T.recorded[i] += w->recorded[i];
             T.rec_errors[i] += w->rec_errors[i];
         }
+        T.hits += w->hits;
+        T.misses += w->misses;
+        T.hits_total += w->hits_total;
+        T.misses_total += w->misses_total;
+        T.miss_sent += w->miss_sent;
+        T.miss_unsent += w->miss_dropped;
+        for (int i = 0; i < w->nconns; i++) T.miss_unsent += w->conns[i].pend.count;
         hist_merge(&T.deliver, &w->deliver);
         hist_merge(&T.lag, &w->lag);
         T.sent += w->sent;

@@ -92,6 +92,11 @@ long rscan_reply(const char *p, size_t n, struct rscan_item *top) {
     return scan(p, n, 0, top ? top : &dummy);
 }
 
+int rscan_is_nil(const char *p, size_t len) {
+    if (len == 3) return !memcmp(p, "_\r\n", 3);
+    return len == 5 && (p[0] == '$' || p[0] == '*') && !memcmp(p + 1, "-1\r\n", 4);
+}
+
 int rscan_element(const char *p, size_t len, int idx, struct rscan_item *out) {
     if (len == 0 || (p[0] != '*' && p[0] != '>')) return 0;
     long long cnt;

@@ -21,6 +21,11 @@ struct rscan_item {
  * string reply, its body are stored in *top. */
 long rscan_reply(const char *p, size_t n, struct rscan_item *top);
 
+/* Whether the complete reply of length len at p is a nil: the null bulk
+ * string "$-1" or null array "*-1" of RESP2, or RESP3's null "_" (a GET
+ * of a missing key). An empty string "$0" is not nil. */
+int rscan_is_nil(const char *p, size_t len);
+
 /* For a complete aggregate reply of length len at p, store its element
  * `idx` (strings only) in *out; returns 1 when found. */
 int rscan_element(const char *p, size_t len, int idx, struct rscan_item *out);

@@ -164,6 +164,7 @@ struct tmpl {
     struct cmd *cmds;
     int ncmds;
     int uses_reply_id;
+    int draws_key;               /* a {key uniform|sequence|zipfian N} */
 };
 
 const char *tmpl_source(const struct tmpl *t) {
@@ -180,6 +181,10 @@ int tmpl_replies(const struct tmpl *t) {
 
 int tmpl_uses_reply_id(const struct tmpl *t) {
     return t->uses_reply_id;
+}
+
+int tmpl_draws_key(const struct tmpl *t) {
+    return t->draws_key;
 }
 
 void tmpl_free(struct tmpl *t) {
@@ -328,13 +333,17 @@ static struct cmd *add_cmd(struct tmpl *t, int *ccap) {
 }
 
 struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
+    return tmpl_parse_flags(src, 0, err, errlen);
+}
+
+struct tmpl *tmpl_parse_flags(const char *src, int flags, char *err, size_t errlen) {
     struct tmpl *t = calloc(1, sizeof(*t));
     size_t n = strlen(src);
     t->src = strdup(src);
     t->text = malloc(n + 1);
     size_t tl = 0;
     const char *s = src, *end = src + n;
-    int ccap = 0, wcap = 0, have_key = 0;
+    int ccap = 0, wcap = 0, have_key = (flags & TMPL_KEY_GIVEN) != 0;
     struct cmd *cm = add_cmd(t, &ccap);
     while (s < end) {
         while (s < end && *s == ' ') s++;
@@ -390,6 +399,7 @@ struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen) {
                     goto fail;
                 }
                 have_key |= p->kind == PART_KEY;
+                t->draws_key |= p->kind == PART_KEY && p->dist != DIST_LAST;
                 t->uses_reply_id |= p->kind == PART_REPLY_ID;
                 s = close + 1;
             } else {
@@ -577,9 +587,10 @@ static void gen_cmd(const struct cmd *cm, struct rng *r, struct gbuf *out, uint6
     }
 }
 
-void tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx) {
-    uint64_t last = 0;
+uint64_t tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx) {
+    uint64_t last = ctx && ctx->has_key ? ctx->key : 0;
     for (int c = 0; c < t->ncmds; c++) gen_cmd(&t->cmds[c], r, out, &last, ctx);
+    return last;
 }
 
 void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out) {

@@ -10,7 +10,10 @@
  *   {value N}         N random printable bytes
  *   {rand N}          a decimal integer uniform in [0, N)
  *   {key last}        the key number drawn last in this request (by an
- *                     earlier {key ...} of it)
+ *                     earlier {key ...} of it); in a template parsed with
+ *                     TMPL_KEY_GIVEN it may come first and then names the
+ *                     key the caller gives (tmpl_ctx.key): the key of the
+ *                     GET that missed, for hotkv-bench --miss
  *   {range N W}       two arguments a and a+W, a uniform in [0, N-W)
  *   {conn}            the number of the connection sending the request
  *                     (0 .. connections-1 over all threads), e.g. a consumer
@@ -66,6 +69,10 @@ struct tmpl;
 
 /* Parse src. On error returns NULL and writes a message into err. */
 struct tmpl *tmpl_parse(const char *src, char *err, size_t errlen);
+/* tmpl_parse with flags: TMPL_KEY_GIVEN lets {key last} come before any
+ * {key ...}; it then repeats the key number of tmpl_ctx.key. */
+#define TMPL_KEY_GIVEN 1
+struct tmpl *tmpl_parse_flags(const char *src, int flags, char *err, size_t errlen);
 void tmpl_free(struct tmpl *t);
 /* The template text as given, and its first word (the command name). */
 const char *tmpl_source(const struct tmpl *t);
@@ -76,17 +83,24 @@ int tmpl_replies(const struct tmpl *t);
 /* Whether the template has a {reply id}: then the caller should collect
  * ids from replies (rscan_find_id) and hand one to each request. */
 int tmpl_uses_reply_id(const struct tmpl *t);
+/* Whether the template draws a key number ({key uniform|sequence|zipfian
+ * ...}), so that tmpl_gen_ctx has one to return. */
+int tmpl_draws_key(const struct tmpl *t);
 
 /* What the per-connection placeholders expand to in one request. */
 struct tmpl_ctx {
     uint64_t conn;               /* {conn} */
     const char *id;              /* {reply id}; NULL or idlen 0: "0-0" */
     size_t idlen;
+    int has_key;                 /* TMPL_KEY_GIVEN: {key last} before any {key ...} */
+    uint64_t key;                /*   repeats this key number */
 };
 
 /* Append one request (a RESP array of bulk strings per command) to out.
- * tmpl_gen is tmpl_gen_ctx with {conn} 0 and {reply id} 0-0. */
+ * tmpl_gen is tmpl_gen_ctx with {conn} 0 and {reply id} 0-0. tmpl_gen_ctx
+ * returns the key number drawn last in the request (what a {key last} at
+ * its end would repeat; the given key, or 0, when it draws none). */
 void tmpl_gen(const struct tmpl *t, struct rng *r, struct gbuf *out);
-void tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx);
+uint64_t tmpl_gen_ctx(const struct tmpl *t, struct rng *r, struct gbuf *out, const struct tmpl_ctx *ctx);
 
 #endif

@@ -26,6 +26,7 @@
 #include "../core/crc64.h"
 #include "../proto/respw.h"
 #include "../server/config.h"
+#include "../server/evict.h"
 #include "../types/rdb.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -117,9 +118,9 @@ static uint32_t idle_clock(long long now_ms, long long idle_s) {
  * a key REPLACE removed for it goes as a DEL (UNLINK under
  * lazyfree-lazy-server-del), as Redis propagates it. Otherwise the key
  * reports "new" then "restore", and a relative TTL propagates as its
- * absolute time with ABSTTL appended. IDLETIME sets the access clock;
- * FREQ is checked and then has nothing to set, as in Redis under a
- * maxmemory-policy that is not LFU (HotKV has no LFU policy). */
+ * absolute time with ABSTTL appended. Under an LFU maxmemory-policy FREQ
+ * sets the access counter, under any other IDLETIME sets the access time;
+ * the other option is checked and ignored, as in Redis. */
 void cmd_restore(struct cmd_ctx *c) {
     int replace = 0, absttl = 0;
     long long idle = -1, freq = -1;
@@ -188,7 +189,11 @@ void cmd_restore(struct cmd_ctx *c) {
      * never "overwritten". */
     db_notice(&k, KEV_NEW);
     e = db_put_noticed(&k, e, KEV_RESTORE);
-    if (idle >= 0) kv_set_clock(e, idle_clock(c->now_ms, idle));
+    if (maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
+        if (freq >= 0) kv_set_clock(e, lfu_clock_with(c->now_ms, (unsigned)freq));
+    } else if (idle >= 0) {
+        kv_set_clock(e, idle_clock(c->now_ms, idle));
+    }
     if (ttl && !absttl) {
         prop_begin(c, c->argc + 1);
         for (int i = 0; i < c->argc; i++) {

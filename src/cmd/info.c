@@ -17,6 +17,8 @@
 #include "../server/replid.h"
 #include "../server/snapshot.h"
 #include "../server/aof.h"
+#include "../server/configtab.h"
+#include "../server/evict.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -145,7 +147,10 @@ static void sec_memory(struct sbuf *b) {
     size_t peak = stats_peak_memory(used);
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     unsigned long long sysmem = pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : 0;
-    char h_used[32], h_rss[32], h_peak[32], h_sys[32];
+    char h_used[32], h_rss[32], h_peak[32], h_sys[32], h_max[32], policy[32];
+    long long maxmem = CFG(maxmemory);
+    bytes_human(h_max, sizeof(h_max), (size_t)maxmem);
+    cfg_get(cfg_find("maxmemory-policy", 16), policy, sizeof(policy));
     bytes_human(h_used, sizeof(h_used), used);
     bytes_human(h_rss, sizeof(h_rss), rss);
     bytes_human(h_peak, sizeof(h_peak), peak);
@@ -161,23 +166,24 @@ static void sec_memory(struct sbuf *b) {
             "used_memory_peak_perc:%.2f%%\r\n"
             "total_system_memory:%llu\r\n"
             "total_system_memory_human:%s\r\n"
-            "maxmemory:0\r\n"
-            "maxmemory_human:0B\r\n"
-            "maxmemory_policy:noeviction\r\n"
+            "maxmemory:%lld\r\n"
+            "maxmemory_human:%s\r\n"
+            "maxmemory_policy:%s\r\n"
             "mem_fragmentation_ratio:%.2f\r\n"
             "mem_fragmentation_bytes:%lld\r\n"
-            "mem_not_counted_for_evict:0\r\n"
+            "mem_not_counted_for_evict:%zu\r\n"
             "mem_replication_backlog:0\r\n"
             "mem_total_replication_buffers:0\r\n"
             "mem_clients_slaves:0\r\n"
             "mem_cluster_links:0\r\n"
-            "mem_aof_buffer:0\r\n"
+            "mem_aof_buffer:%llu\r\n"
             "mem_allocator:%s\r\n"
             "active_defrag_running:0\r\n"
             "lazyfree_pending_objects:%llu\r\n"
             "lazyfreed_objects:%llu\r\n",
             used, h_used, rss, h_rss, peak, h_peak, peak ? (double)used * 100 / (double)peak : 0.0, sysmem, h_sys,
-            used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, hk_allocator_name(),
+            maxmem, h_max, policy, used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used,
+            evict_not_counted(), aof_buffer_bytes(), hk_allocator_name(),
             lazyfree_pending(), lazyfree_freed());
 }
 
@@ -227,6 +233,8 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
     long long ps_channels, ps_patterns, ps_shard, ps_clients, tr_keys, tr_items, tr_prefixes;
     pubsub_info(&ps_channels, &ps_patterns, &ps_shard, &ps_clients);
     tracking_info(&tr_keys, &tr_items, &tr_prefixes);
+    long long ex_total, ex_cur;
+    evict_exceeded_ms(&ex_total, &ex_cur);
     sb_catf(b,
             "# Stats\r\n"
             "total_connections_received:%llu\r\n"
@@ -245,10 +253,10 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "sync_partial_ok:0\r\n"
             "sync_partial_err:0\r\n"
             "expired_keys:%llu\r\n"
-            "evicted_keys:0\r\n"
+            "evicted_keys:%llu\r\n"
             "evicted_clients:%llu\r\n"
-            "total_eviction_exceeded_time:0\r\n"
-            "current_eviction_exceeded_time:0\r\n"
+            "total_eviction_exceeded_time:%lld\r\n"
+            "current_eviction_exceeded_time:%lld\r\n"
             "keyspace_hits:%llu\r\n"
             "keyspace_misses:%llu\r\n"
             "pubsub_channels:%lld\r\n"
@@ -277,7 +285,7 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "client_query_buffer_limit_disconnections:%llu\r\n"
             "client_output_buffer_limit_disconnections:%llu\r\n",
             t->conns, t->cmds, stats_inst(STATS_INST_OPS), t->net_in, t->net_out, (double)stats_inst(STATS_INST_NET_IN) / 1024,
-            (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_clients, t->hits, t->misses,
+            (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_keys, t->evicted_clients, ex_total, ex_cur, t->hits, t->misses,
             ps_channels, ps_patterns, ps_shard, tr_keys, tr_items, tr_prefixes, t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
 #ifdef HK_LOCK_STATS
     /* Instrumented builds only (bench/scaling.sh): shard locks that were

@@ -10,6 +10,7 @@
  * exec_shard_enter), SWAPDB is CMD_ALL_SHARDS. Value-specific work
  * (duplication for COPY, freeing) goes through the type table. */
 #include "../core/alloc.h"
+#include "../server/evict.h"
 #include "cmds.h"
 #include "cmdutil.h"
 
@@ -565,20 +566,31 @@ void cmd_object_encoding(struct cmd_ctx *c) {
     if (e) reply_bulk_cstr(c, obj_enc_name(kv_enc(e)));
 }
 
-/* HotKV has no maxmemory policy yet, so every entry's clock is an LRU time
- * and access frequency is never tracked: FREQ answers Redis's error for
- * non-LFU policies (after the key lookup, as Redis orders it), IDLETIME
- * always has a clock to read. When LFU eviction arrives both must consult
- * the policy, as Redis's do. */
+/* The entry clock holds an LRU time or an LFU counter, as the policy of
+ * the moment says (db.h): each subcommand answers only for its own kind,
+ * with Redis's error for the other (after the key lookup, as Redis orders
+ * it). */
 void cmd_object_freq(struct cmd_ctx *c) {
-    if (!object_lookup(c)) return;
-    reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
-                   "when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    struct kv *e = object_lookup(c);
+    if (!e) return;
+    if (!maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
+        reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+                       "that when switching between policies at runtime LRU and LFU data will take some time to "
+                       "adjust.");
+        return;
+    }
+    reply_int(c, kv_lfu_freq(e, c->now_ms));
 }
 
 void cmd_object_idletime(struct cmd_ctx *c) {
     struct kv *e = object_lookup(c);
-    if (e) reply_int(c, kv_idle_ms(e, c->now_ms) / 1000);
+    if (!e) return;
+    if (maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
+        reply_error(c, "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+                       "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+        return;
+    }
+    reply_int(c, kv_idle_ms(e, c->now_ms) / 1000);
 }
 
 /* Redis answers INT_MAX for its shared small-integer objects and the real

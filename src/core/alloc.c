@@ -120,9 +120,14 @@ char *hk_strndup(const char *s, size_t n) {
 
 char *hk_strdup(const char *s) { return hk_strndup(s, strlen(s)); }
 
+long long hk_thread_allocated(void) { return atomic_load_explicit(&slots[my_slot].bytes, memory_order_relaxed); }
+
 size_t hk_used_memory(void) {
     long long sum = 0;
-    for (int i = 0; i < HK_ALLOC_SLOTS; i++)
+    /* Only slots handed out so far can hold bytes. */
+    int n = atomic_load_explicit(&next_slot, memory_order_relaxed);
+    if (n > HK_ALLOC_SLOTS) n = HK_ALLOC_SLOTS;
+    for (int i = 0; i < n; i++)
         sum += atomic_load_explicit(&slots[i].bytes, memory_order_relaxed);
     return sum > 0 ? (size_t)sum : 0;
 }

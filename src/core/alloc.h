@@ -24,6 +24,9 @@ size_t hk_good_size(size_t size);
 
 /* Bytes currently allocated through this wrapper, summed over all threads. */
 size_t hk_used_memory(void);
+/* The calling thread's slot: what it allocated minus what it freed (of
+ * anyone's). Its change across a call is what that call freed here. */
+long long hk_thread_allocated(void);
 /* Bytes the allocator holds from the OS (resident estimate) and peak. */
 size_t hk_rss_bytes(void);
 const char *hk_allocator_name(void);

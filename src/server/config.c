@@ -12,6 +12,8 @@
 #include "../proto/resp.h"
 #include "configtab.h"
 #include "aof.h"
+#include "evict.h"
+#include "../store/db.h"
 #include "notify.h"
 #include "snapshot.h"
 #include "server.h"
@@ -35,16 +37,35 @@ static const struct cfg_enum appendfsync_enum[] = {
     {"always", AOF_FSYNC_ALWAYS}, {"everysec", AOF_FSYNC_EVERYSEC}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
 static const struct cfg_enum sanitize_enum[] = {
     {"no", SANITIZE_NO}, {"yes", SANITIZE_YES}, {"clients", SANITIZE_CLIENTS}, {NULL, 0}};
-static const struct cfg_enum noeviction_enum[] = {{"noeviction", 0}, {NULL, 0}};
+static const struct cfg_enum maxmemory_policy_enum[] = {
+    {"volatile-lru", MAXMEM_VOLATILE_LRU},       {"volatile-lfu", MAXMEM_VOLATILE_LFU},
+    {"volatile-random", MAXMEM_VOLATILE_RANDOM}, {"volatile-ttl", MAXMEM_VOLATILE_TTL},
+    {"allkeys-lru", MAXMEM_ALLKEYS_LRU},         {"allkeys-lfu", MAXMEM_ALLKEYS_LFU},
+    {"allkeys-random", MAXMEM_ALLKEYS_RANDOM},   {"noeviction", MAXMEM_NOEVICTION},
+    {NULL, 0}};
 static const struct cfg_enum protected_enum[] = {
     {"no", CFG_DEBUG_NO}, {"yes", CFG_DEBUG_YES}, {"local", CFG_DEBUG_LOCAL}, {NULL, 0}};
 
-/* No eviction yet: a memory limit could not be enforced, so only "no limit". */
-static int check_maxmemory(const char *value, char *err, size_t errsize) {
-    long long v;
-    if (cfg_parse_memory(value, &v) && v == 0) return 1;
-    snprintf(err, errsize, "maxmemory is not supported yet (no eviction); only 0 is accepted");
-    return 0;
+/* The entry clocks follow the policy: LFU counters or LRU times. */
+static int apply_maxmemory_policy(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    atomic_store(&store_lfu, maxmem_policy_lfu((int)CFG(maxmemory_policy)));
+    return 1;
+}
+
+/* A limit below what is used now is enforced from the workers' next loop
+ * turn; Redis warns about it the same way. */
+static int apply_maxmemory(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    long long mm = CFG(maxmemory);
+    if (mm > 0 && (size_t)mm < hk_used_memory())
+        hk_log(LL_WARNING, "WARNING: the new maxmemory value set via CONFIG SET (%lld) is smaller than the current "
+                           "memory usage (%zu). This will result in key eviction and/or the inability to accept new "
+                           "write commands depending on the maxmemory-policy.",
+               mm, hk_used_memory());
+    return 1;
 }
 
 static int set_obl(const char *value, char *err, size_t errsize);
@@ -108,8 +129,15 @@ const struct cfg_entry cfg_table[] = {
     STR("dir", dir, "", CFG_PROTECTED, apply_dir),
     ENUM("daemonize", daemonize, no_only_enum, "no", CFG_IMMUTABLE),
     {"appendonly", NULL, CFG_BOOL, 0, &cfg.appendonly, NULL, 0, 1, "no", NULL, NULL, NULL, NULL, apply_appendonly},
-    {"maxmemory", NULL, CFG_MEM, 0, &cfg.maxmemory, NULL, 0, LLONG_MAX, "0", NULL, check_maxmemory, NULL, NULL, NULL},
-    ENUM("maxmemory-policy", maxmemory_policy, noeviction_enum, "noeviction", 0),
+    {"maxmemory", NULL, CFG_MEM, 0, &cfg.maxmemory, NULL, 0, LLONG_MAX, "0", NULL, NULL, NULL, NULL, apply_maxmemory},
+    {"maxmemory-policy", NULL, CFG_ENUM, 0, &cfg.maxmemory_policy, NULL, 0, 0, "noeviction", maxmemory_policy_enum,
+     NULL, NULL, NULL, apply_maxmemory_policy},
+    /* Redis 8's range (7.0 took up to INT_MAX). */
+    INT("maxmemory-samples", maxmemory_samples, 1, 64, "5", 0),
+    INT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, "10", 0),
+    /* Read by the keyspace on every access under an LFU policy (db.h). */
+    {"lfu-log-factor", NULL, CFG_INT, 0, &store_lfu_log_factor, NULL, 0, INT_MAX, "10", NULL, NULL, NULL, NULL, NULL},
+    {"lfu-decay-time", NULL, CFG_INT, 0, &store_lfu_decay_time, NULL, 0, INT_MAX, "1", NULL, NULL, NULL, NULL, NULL},
     ENUM("cluster-enabled", cluster_enabled, no_only_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-debug-command", enable_debug_command, protected_enum, "no", CFG_IMMUTABLE),
     ENUM("enable-protected-configs", enable_protected_configs, protected_enum, "no", CFG_IMMUTABLE),

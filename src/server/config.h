@@ -23,7 +23,7 @@ struct server_config {
     _Atomic long long active_expire_effort;
     /* Read by clients and tools; only their truthful values are accepted
      * until eviction and cluster mode exist. */
-    _Atomic long long maxmemory, maxmemory_policy, cluster_enabled;
+    _Atomic long long maxmemory, maxmemory_policy, maxmemory_samples, maxmemory_eviction_tenacity, cluster_enabled;
     _Atomic long long enable_debug_command, enable_protected_configs; /* CFG_DEBUG_* */
     /* The encoding thresholds live with the types (type_limits, TLIM()). */
     _Atomic long long hll_sparse_max_bytes;

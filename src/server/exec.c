@@ -3,6 +3,7 @@
  * connections: dispatch.c turns a request into a context and calls
  * exec_command, blocking.c does the same for a woken client. */
 #include "exec.h"
+#include "evict.h"
 
 #include "../core/alloc.h"
 #include "../core/util.h"
@@ -186,6 +187,10 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
             reply_error(c, "ERR Write commands are not allowed from read-only scripts.");
             return ADMIT_REFUSED;
         }
+        if ((who & ADM_OOM) && (cmd->flags & CMD_DENYOOM)) {
+            reply_error(c, OOM_ERROR);
+            return ADMIT_REFUSED;
+        }
         const char *derr;
         if ((cmd->flags & CMD_WRITE) && atomic_load_explicit(&admit_gate, memory_order_relaxed) &&
             (derr = disk_error())) {
@@ -209,6 +214,24 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
         refuse_status(c, HK_ERR_NOAUTH);
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
+    }
+    /* Over maxmemory: evict first, as Redis does before any command; when
+     * nothing more may go, refuse what could grow the dataset. In MULTI
+     * every command but EXEC and DISCARD is refused (EXEC answers
+     * EXECABORT), since queueing takes memory without bound. */
+    if (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM) {
+        /* A worker polling its clients while its script runs holds that
+         * script's shards: it takes the state as it stands. */
+        int r = c->w && !c->w->busy_poll ? evict_perform(c->w) : evict_oom_state() ? EVICT_FAIL : EVICT_RUNNING;
+        uint64_t of = cmd->flags;
+        if (cmd->flags & CMD_TXN_EXEC) of |= queued_flags;
+        int queued = policy == ADMIT_QUEUE && !(cmd->flags & CMD_TXN_EXEC) && strcmp(cmd->fullname, "discard") != 0 &&
+                     strcmp(cmd->fullname, "quit") != 0 && strcmp(cmd->fullname, "reset") != 0;
+        if (r == EVICT_FAIL && ((of & CMD_DENYOOM) || queued)) {
+            refuse(c, OOM_ERROR);
+            admit_count_rejected(c, cmd);
+            return ADMIT_REFUSED;
+        }
     }
     if (policy == ADMIT_QUEUE && (cmd->flags & (CMD_NO_MULTI | CMD_GATHER))) {
         refuse(c, "ERR Command not allowed inside a transaction");
@@ -798,6 +821,25 @@ int exec_lock_all_shards(struct cmd_ctx *c) {
     ls_acquire(ls);
     journal_arm(c);
     return HK_OK;
+}
+
+int exec_evict_key(struct worker *w, const struct keyref *k, long long now_ms) {
+    struct cmd_ctx *c = &w->sys_ctx;
+    c->flags = 0;
+    c->now_ms = now_ms;
+    c->sink.each = sink_listeners();
+    /* A shard held long (a script) is left for another candidate. */
+    if (!shard_trylock(k->shard)) return 0;
+    journal_arm(c);
+    struct db_sink *saved = db_sink;
+    db_sink = &c->sink;
+    int gone = db_delete_as(k, now_ms, KEV_EVICTED, DB_FREE_EVICT);
+    db_sink = saved;
+    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, k->shard);
+    block_flush_wakes(w);
+    shard_unlock(k->shard);
+    if (gone) stat_add(&w->stats.evicted_keys, 1);
+    return gone;
 }
 
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget) {

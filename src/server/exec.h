@@ -159,6 +159,8 @@ enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
 #define ADM_MONITOR (1u << 2)   /* in MONITOR mode */
 #define ADM_NO_WRITES (1u << 3) /* a script that may not write (EVAL_RO, FCALL_RO, no-writes) */
 #define ADM_PUBSUB2 (1u << 4)   /* a RESP2 connection with subscriptions */
+#define ADM_OOM (1u << 5)       /* a script that met maxmemory at its start, has not written yet and may not
+                                 * pass it (no allow-oom): its denyoom calls are refused */
 
 /* Look c->argv[0] (and argv[1] of a container) up and apply the policy's
  * checks. On ADMIT_OK c->cmd is the command to run. On ADMIT_REFUSED the
@@ -278,6 +280,11 @@ void exec_prop_wrap(struct cmd_ctx *c, const struct prop_mark *m);
  * their DELs and HDELs, unlocks. Returns the number of keys and fields
  * expired. */
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget);
+/* Evict key k (maxmemory): deleted with KEV_EVICTED, so it propagates as
+ * DEL, notifies `evicted` and invalidates tracking; counted in
+ * evicted_keys. Holding no shard lock; skips a shard another thread holds.
+ * Returns 1 when the key was there. */
+int exec_evict_key(struct worker *w, const struct keyref *k, long long now_ms);
 
 /* ---- propagation ---------------------------------------------------- */
 

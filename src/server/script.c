@@ -19,6 +19,7 @@
 #include "config.h"
 #include "creply.h"
 #include "function.h"
+#include "evict.h"
 #include "server.h"
 
 #include <lauxlib.h>
@@ -295,9 +296,16 @@ struct script_run {
     int nkeys;
     int killed;
     long long start_ns;
+    int oom;                /* met maxmemory with nothing to evict when it started */
     int busy;               /* counted in scripts_busy */
     struct busy_rec *rec;   /* while busy */
 };
+
+/* Over maxmemory with nothing left to evict: Redis's pre-command OOM
+ * state, which a script's denyoom calls and a writing script's start meet. */
+static int script_oom(void) {
+    return (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM) && evict_oom_state();
+}
 
 /* A library's code being run to learn its functions (FUNCTION LOAD, or a
  * worker loading a library for FCALL). */
@@ -782,6 +790,8 @@ static int redis_generic_call(lua_State *L, int raise) {
     sc->resp = run->resp;
     sc->errors = 0;
     unsigned who = run->ro ? ADM_NO_WRITES : 0;
+    /* Redis's scriptVerifyOOM: only before the script's first write. */
+    if (run->oom && !run->wrote && !(run->flags & SCRIPT_FLAG_ALLOW_OOM)) who |= ADM_OOM;
     int adm = exec_admit(sc, ADMIT_SCRIPT, who, 0);
     int conflict = 0;
     if (adm == ADMIT_OK) {
@@ -1733,6 +1743,7 @@ static void run_script(struct cmd_ctx *c, struct lua_env *e, int fn, const struc
         run.is_function = is_function;
         run.flags = rs->flags;
         run.ro = rs->ro || (rs->flags & SCRIPT_FLAG_NO_WRITES);
+        run.oom = script_oom();
         run.resp = 2;
         run.repl = REPL_ALL;
         run.start_ns = hk_clock_ns();
@@ -1907,6 +1918,13 @@ void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
     /* A script with a shebang says whether it may write: the _RO forms
      * refuse one that may before it runs, even if it would only read. */
     const char *derr;
+    /* A script whose flags let it write is a denyoom command, unless it
+     * says allow-oom. */
+    if (!(flags & (SCRIPT_FLAG_EVAL_COMPAT | SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && script_oom()) {
+        lua_settop(L, fn - 1);
+        reply_error(c, OOM_ERROR);
+        return;
+    }
     if (!(flags & (SCRIPT_FLAG_EVAL_COMPAT | SCRIPT_FLAG_NO_WRITES)) && (derr = exec_script_disk_error())) {
         lua_settop(L, fn - 1);
         reply_error(c, derr);
@@ -2285,6 +2303,11 @@ void script_fcall(struct cmd_ctx *c, int ro) {
     raw_field(L, entry, "name");
     const char *fname = lua_tostring(L, -1);
     const char *derr;
+    if (!(flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && script_oom()) {
+        lua_settop(L, base);
+        reply_error(c, OOM_ERROR);
+        return;
+    }
     if (!(flags & SCRIPT_FLAG_NO_WRITES) && (derr = exec_script_disk_error())) {
         lua_settop(L, base);
         reply_error(c, derr);

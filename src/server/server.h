@@ -302,7 +302,7 @@ struct worker_stats {
     stat_t expired_keys, expired_stale_perc, keyspace_hits, keyspace_misses;
     stat_t dirty; /* writes since start, for rdb_changes_since_last_save */
     stat_t total_errors;
-    stat_t evicted_clients, client_qbuf_limit_disconnections, client_outbuf_limit_disconnections;
+    stat_t evicted_clients, evicted_keys, client_qbuf_limit_disconnections, client_outbuf_limit_disconnections;
     stat_t io_reads, io_writes;
     stat_t unexpected_error_replies;
     stat_t total_reads_processed, total_writes_processed;
@@ -637,6 +637,7 @@ extern _Atomic int scripts_busy;
 #define ADMIT_GATE_LOADING 1
 #define ADMIT_GATE_RDB_ERR 2
 #define ADMIT_GATE_AOF_ERR 4
+#define ADMIT_GATE_OOM 8 /* used memory over maxmemory (evict.h) */
 extern _Atomic int admit_gate;
 void admit_gate_set(int bit, int on);
 /* An AOF write failed with this error (ADMIT_GATE_AOF_ERR and the text

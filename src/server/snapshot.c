@@ -21,6 +21,7 @@
 #include "../types/rdb.h"
 #include "../types/types.h"
 #include "config.h"
+#include "evict.h"
 #include "function.h"
 #include "replid.h"
 #include "server.h"
@@ -28,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -68,6 +70,9 @@ struct snap_job {
      * runs at normal priority in it. */
     long long win_wall, win_cpu;
     int boosted;
+    /* What the entry clocks are saved as: 0 nothing, 1 IDLE (an LRU
+     * policy at the cut), 2 FREQ (an LFU one). */
+    int clock_kind;
 };
 
 static pthread_mutex_t snap_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -205,6 +210,14 @@ static void put_entry(struct snap_job *j, struct rdb_out *o, const struct kv *e)
         rdb_put_byte(o, RDB_OPCODE_EXPIRETIME_MS);
         rdb_put_u64le(o, (uint64_t)when);
     }
+    /* The access clock, as Redis saves it under an LRU or LFU policy. */
+    if (j->clock_kind == 1) {
+        rdb_put_byte(o, RDB_OPCODE_IDLE);
+        rdb_put_len(o, (uint64_t)(kv_idle_ms(e, j->now_ms) / 1000));
+    } else if (j->clock_kind == 2) {
+        rdb_put_byte(o, RDB_OPCODE_FREQ);
+        rdb_put_byte(o, (unsigned char)kv_lfu_freq(e, j->now_ms));
+    }
     rdb_put_byte(o, (unsigned char)rdb_value_type(e, o));
     rdb_put_string(o, kv_key(e), kv_keylen(e));
     if (rdb_save_value(e, o) < 0) {
@@ -330,6 +343,8 @@ static void take_cut(struct snap_job *j, struct hk_buf *head) {
     ls_acquire(&all);
     j->now_ms = hk_mstime();
     j->version = needs_hfe_version() ? RDB_VERSION_HFE : RDB_VERSION_BASE;
+    int pol = (int)CFG(maxmemory_policy);
+    j->clock_kind = maxmem_policy_lfu(pol) ? 2 : (pol == MAXMEM_ALLKEYS_LRU || pol == MAXMEM_VOLATILE_LRU) ? 1 : 0;
     struct stats_totals t;
     stats_totals(&t);
     j->dirty_at_cut = t.dirty;
@@ -833,12 +848,21 @@ void rdb_in_fd_close(struct rdb_in *in) {
     in->ctx = NULL;
 }
 
-/* Link a loaded entry, replacing what the key held. */
-static void link_loaded(int db, struct kv *e, int locked) {
+/* Link a loaded entry, replacing what the key held. Its access clock
+ * comes from the file's IDLE or FREQ record when the policy of the moment
+ * keeps that kind (-1: none), as Redis's objectSetLRUOrLFU does. */
+static void link_loaded(int db, struct kv *e, int locked, long long idle_s, int freq, long long now_ms) {
     struct keyref k;
     keyref_init(&k, db, kv_key(e), kv_keylen(e));
     if (!locked) shard_lock(k.shard);
-    db_put(&k, e, KEV_RESTORE);
+    e = db_put(&k, e, KEV_RESTORE);
+    if (maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
+        if (freq >= 0) kv_set_clock(e, lfu_clock_with(now_ms, (unsigned)freq));
+    } else if (idle_s >= 0) {
+        long long at = (long long)lru_clock(now_ms) - idle_s % (LRU_CLOCK_MAX + 1LL);
+        if (at < 0) at += LRU_CLOCK_MAX;
+        kv_set_clock(e, (uint32_t)at & LRU_CLOCK_MAX);
+    }
     if (!locked) shard_unlock(k.shard);
 }
 
@@ -856,7 +880,8 @@ int rdb_load_stream_ex(struct rdb_in *in, struct rdb_load_result *res, int locke
     in->version = ver;
     res->version = ver;
     int db = 0;
-    long long expire = -1;
+    long long expire = -1, idle_s = -1;
+    int freq = -1;
     long long now = hk_mstime();
     in->now_ms = now;
     struct db_sink *saved_sink = db_sink;
@@ -881,11 +906,13 @@ int rdb_load_stream_ex(struct rdb_in *in, struct rdb_load_result *res, int locke
         if (t == RDB_OPCODE_FREQ) {
             unsigned char f;
             if (rdb_get_byte(in, &f) < 0) goto out;
+            freq = f;
             continue;
         }
         if (t == RDB_OPCODE_IDLE) {
             uint64_t v;
             if (rdb_get_len(in, &v, NULL) < 0) goto out;
+            idle_s = v > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)v;
             continue;
         }
         if (t == RDB_OPCODE_EOF) break;
@@ -969,7 +996,8 @@ int rdb_load_stream_ex(struct rdb_in *in, struct rdb_load_result *res, int locke
             in->empty = 0;
             in->err[0] = '\0';
             hk_free(key);
-            expire = -1;
+            expire = idle_s = -1;
+            freq = -1;
             continue;
         }
         hk_free(key);
@@ -978,10 +1006,11 @@ int rdb_load_stream_ex(struct rdb_in *in, struct rdb_load_result *res, int locke
             kv_free(e);
             res->keys_expired++;
         } else {
-            link_loaded(db, e, locked);
+            link_loaded(db, e, locked, idle_s, freq, now);
             res->keys_loaded++;
         }
-        expire = -1;
+        expire = idle_s = -1;
+        freq = -1;
     }
     /* The checksum: version 5 on; zero means the writer did not compute one. */
     if (ver >= 5) {

@@ -92,6 +92,7 @@ void stats_reset_worker(struct worker *w) {
     zero(&s->keyspace_misses);
     zero(&s->total_errors);
     zero(&s->evicted_clients);
+    zero(&s->evicted_keys);
     zero(&s->client_qbuf_limit_disconnections);
     zero(&s->client_outbuf_limit_disconnections);
     zero(&s->io_reads);
@@ -144,6 +145,7 @@ void stats_totals(struct stats_totals *t) {
         t->writes += stat_get(&w->stats.total_writes_processed);
         t->unexpected += stat_get(&w->stats.unexpected_error_replies);
         t->evicted_clients += stat_get(&w->stats.evicted_clients);
+        t->evicted_keys += stat_get(&w->stats.evicted_keys);
         t->clients += atomic_load_explicit(&w->nclients, memory_order_relaxed);
         /* Clients held by CLIENT PAUSE count as blocked, as in Redis. */
         t->blocked += stat_get(&w->nblocked) + stat_get(&w->npaused);

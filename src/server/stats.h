@@ -13,7 +13,7 @@ enum { STATS_INST_OPS, STATS_INST_NET_IN, STATS_INST_NET_OUT, STATS_INST_N };
  * read once, relaxed). */
 struct stats_totals {
     unsigned long long conns, cmds, rejected, net_in, net_out, expired, hits, misses, dirty, errors;
-    unsigned long long qbuf_disc, obuf_disc, reads, writes, unexpected, evicted_clients;
+    unsigned long long qbuf_disc, obuf_disc, reads, writes, unexpected, evicted_clients, evicted_keys;
     long long clients;
     unsigned long long blocked, blocked_timeout, blocking_keys;
     unsigned long long lock_contended, lock_wait_ns;

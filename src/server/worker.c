@@ -13,6 +13,7 @@
 #include "blocking.h"
 #include "creply.h"
 #include "journal.h"
+#include "evict.h"
 #include "server.h"
 #include "pubsub.h"
 #include "snapshot.h"
@@ -706,6 +707,9 @@ static void *worker_main(void *arg) {
         if (wait < 0) wait = 0;
         int n = epoll_wait(w->epfd, evs, 256, (int)wait);
         w->now_ms = hk_mstime();
+        /* maxmemory: evict before this turn's commands run. */
+        if (CFG(maxmemory) > 0 || (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM))
+            evict_turn(w);
         /* First read every readable client, then warm the keys of all
          * the requests that came in (dispatch_prefetch), then run them:
          * the cache misses of many clients' lookups overlap instead of

@@ -34,6 +34,69 @@ long long kv_idle_ms(const struct kv *e, long long now_ms) {
     return (long long)d * 1000;
 }
 
+_Atomic int store_lfu;
+_Atomic long long store_lfu_log_factor = 10, store_lfu_decay_time = 1;
+
+static inline uint32_t lfu_minutes(long long now_ms) { return (uint32_t)((now_ms / 60000) & 0xffff); }
+
+uint32_t lfu_clock_with(long long now_ms, unsigned freq) {
+    return (lfu_minutes(now_ms) << 8) | (freq > 255 ? 255 : freq);
+}
+
+unsigned kv_lfu_freq(const struct kv *e, long long now_ms) {
+    uint32_t clk = kv_clock(e);
+    uint32_t then = clk >> 8, counter = clk & 0xff, now = lfu_minutes(now_ms);
+    uint32_t elapsed = now >= then ? now - then : 65535 - then + now;
+    long long decay = atomic_load_explicit(&store_lfu_decay_time, memory_order_relaxed);
+    uint32_t periods = decay > 0 ? (uint32_t)(elapsed / (unsigned long long)decay) : 0;
+    return periods >= counter ? 0 : counter - periods;
+}
+
+uint32_t kv_clock_new(long long now_ms) {
+    if (atomic_load_explicit(&store_lfu, memory_order_relaxed)) return lfu_clock_with(now_ms, LFU_INIT_VAL);
+    return lru_clock(now_ms);
+}
+
+void kv_clock_touch(struct kv *e, long long now_ms) {
+    if (!atomic_load_explicit(&store_lfu, memory_order_relaxed)) {
+        kv_set_clock(e, lru_clock(now_ms));
+        return;
+    }
+    unsigned counter = kv_lfu_freq(e, now_ms);
+    if (counter < 255) {
+        long long factor = atomic_load_explicit(&store_lfu_log_factor, memory_order_relaxed);
+        double base = counter > LFU_INIT_VAL ? (double)(counter - LFU_INIT_VAL) : 0.0;
+        double p = 1.0 / (base * (double)factor + 1.0);
+        double r = (double)(hk_rand64() >> 11) * (1.0 / 9007199254740992.0);
+        if (r < p) counter++;
+    }
+    kv_set_clock(e, lfu_clock_with(now_ms, counter));
+}
+
+unsigned shard_sample(unsigned si, int db, int volatile_only, unsigned n, void (*fn)(struct kv *e, void *ctx),
+                      void *ctx) {
+    HK_ASSERT_HELD(si);
+    struct shard *s = &ks.shards[si];
+    struct htable *t = &s->tables[db];
+    if (!t->count || !n || (volatile_only && !s->nexpires[db])) return 0;
+    /* Never more than the database holds (draws repeat entries). */
+    uint64_t have = volatile_only ? s->nexpires[db] : t->count;
+    if (n > have) n = (unsigned)have;
+    unsigned seen = 0;
+    /* Empty draws and chains of keys without a TTL cost tries, so a
+     * database of few volatile keys cannot hold the caller long. */
+    for (unsigned long long tries = (unsigned long long)n * (volatile_only ? 10 : 2); seen < n && tries; tries--) {
+        struct hnode *h = ht_random_bucket(t, hk_rand64());
+        for (; h && seen < n; h = h->next) {
+            struct kv *e = (struct kv *)h;
+            if (volatile_only && !kv_has_expire(e)) continue;
+            fn(e, ctx);
+            seen++;
+        }
+    }
+    return seen;
+}
+
 
 static uint64_t kv_rehash(const struct hnode *n, void *ctx) {
     (void)ctx;
@@ -296,7 +359,7 @@ struct kv *db_find(const struct keyref *k, long long now_ms) {
         SINK(expired, 1);
         return NULL;
     }
-    if (store_touch) kv_set_clock(e, lru_clock(now_ms));
+    if (store_touch) kv_clock_touch(e, now_ms);
     return e;
 }
 
@@ -424,10 +487,13 @@ static struct kv *put_entry(const struct keyref *k, struct kv *e, int ev, int no
     /* The hook leaves the table alone: the link stays good. */
     db_written(k, ev);
     HK_ASSERT(find_link(k) == link);
-    kv_set_clock(e, lru_clock(store_now_ms));
+    kv_set_clock(e, kv_clock_new(store_now_ms));
     kv_set_snap(e, db_snap_mark);
     if (link) {
         struct kv *old = (struct kv *)*link;
+        /* An overwrite keeps the access counter under LFU, as Redis's
+         * does: the key is the same key, used as often as before. */
+        if (atomic_load_explicit(&store_lfu, memory_order_relaxed)) kv_set_clock(e, kv_clock(old));
         if (kv_has_expire(old)) s->nexpires[k->db]--;
         if (kv_hfe(old) && !kv_hfe(e)) hfe_untrack(k);
         e->node.next = old->node.next;
@@ -455,7 +521,7 @@ struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long
                 db_notice_replaced(k, OBJ_STRING, OBJ_STRING);
             db_written(k, ev);
             kv_write_str(e, val, vlen, expire, iv);
-            kv_set_clock(e, lru_clock(store_now_ms));
+            kv_clock_touch(e, store_now_ms);
             return e;
         }
     }

@@ -150,6 +150,33 @@ void db_written(const struct keyref *k, int ev);
 static inline uint32_t lru_clock(long long now_ms) { return (uint32_t)((now_ms / 1000) & LRU_CLOCK_MAX); }
 /* Idle time of an entry in milliseconds. */
 long long kv_idle_ms(const struct kv *e, long long now_ms);
+
+/* The entry clock under an LFU maxmemory policy, as Redis keeps it: the
+ * upper 16 bits are the minute of the last decrement, the lower 8 a
+ * logarithmic access counter that starts at LFU_INIT_VAL, grows with
+ * probability 1 / ((counter - LFU_INIT_VAL) * lfu-log-factor + 1) per
+ * access and loses one per lfu-decay-time minutes without access. Which
+ * meaning the clock has follows the policy of the moment (store_lfu);
+ * switching policies leaves existing clocks to adjust as they are touched,
+ * as in Redis. The settings are written by CONFIG and read relaxed. */
+#define LFU_INIT_VAL 5
+extern _Atomic int store_lfu;
+extern _Atomic long long store_lfu_log_factor, store_lfu_decay_time;
+/* The clock a new entry starts with. */
+uint32_t kv_clock_new(long long now_ms);
+/* An access: LRU time, or the LFU decrement and increment. */
+void kv_clock_touch(struct kv *e, long long now_ms);
+/* The LFU counter after the decay due by now (OBJECT FREQ). */
+unsigned kv_lfu_freq(const struct kv *e, long long now_ms);
+/* An LFU clock holding counter `freq` as of now (RESTORE FREQ). */
+uint32_t lfu_clock_with(long long now_ms, unsigned freq);
+
+/* Eviction's view of a shard (the shard held): visit up to n entries of
+ * database db drawn at random, a whole chain of a random bucket at a time
+ * (as Redis's dictGetSomeKeys), only those with a TTL when volatile_only.
+ * Returns how many were visited. */
+unsigned shard_sample(unsigned s, int db, int volatile_only, unsigned n, void (*fn)(struct kv *e, void *ctx),
+                      void *ctx);
 /* When 0, lookups by this thread do not update entries' access clocks
  * (CLIENT NO-TOUCH); the execution core sets it per command. */
 extern _Thread_local int store_touch;

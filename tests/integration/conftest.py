@@ -171,6 +171,14 @@ def sanitizer_report(srv):
     return text if any(m in text for m in marks) else ""
 
 
+def stop_checked(srv):
+    """Stop a server a test started and fail on any sanitizer report or
+    crash it left."""
+    srv.stop()
+    report = sanitizer_report(srv)
+    assert not report, report
+
+
 @pytest.fixture(scope="session")
 def server(request):
     host = request.config.getoption("--host")

@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from conftest import free_port, real_redis, sanitizer_report, start_server
+from conftest import free_port, real_redis, start_server, stop_checked
 from resp import Error, RespConn, encode, parse_commands
 
 OK = "OK"
@@ -91,12 +91,6 @@ def now_ms():
 
 
 # ---- servers -----------------------------------------------------------------
-
-def stop_checked(srv):
-    srv.stop()
-    report = sanitizer_report(srv)
-    assert not report, report
-
 
 @pytest.fixture(scope="module")
 def hk_srv(request):

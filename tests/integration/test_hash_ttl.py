@@ -16,7 +16,7 @@ import time
 import pytest
 import redis
 
-from conftest import sanitizer_report, start_server
+from conftest import start_server, stop_checked
 from resp import Error, Map, RespConn
 
 WRONGTYPE = b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
@@ -45,12 +45,6 @@ def start_debug_server(request, threads=2):
     if request.config.getoption("--host"):
         pytest.skip("needs its own server")
     return start_server(request.config.getoption("--server-bin"), "--enable-debug-command", "yes", threads=threads)
-
-
-def stop_checked(srv):
-    srv.stop()
-    report = sanitizer_report(srv)
-    assert not report, report
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ import time
 
 import pytest
 
-from conftest import Server, free_port, sanitizer_report, start_server
+from conftest import Server, free_port, sanitizer_report, start_server, stop_checked
 from resp import Error, RespConn, encode
 
 DEBUG = ("--enable-debug-command", "yes")
@@ -49,12 +49,6 @@ IN_PROGRESS = Error("ERR Background save already in progress")
 
 
 # ---- servers ---------------------------------------------------------------
-
-
-def stop_checked(srv):
-    srv.stop()
-    report = sanitizer_report(srv)
-    assert not report, report
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 /* test_bench.c - the load generator's histogram, templates, random
- * distributions and reply scanner (bench/gen). */
+ * distributions, reply scanner and set-on-miss helpers (bench/gen). */
 #include "hist.h"
+#include "miss.h"
 #include "rscan.h"
 #include "tmpl.h"
 
@@ -330,6 +331,164 @@ static void test_rscan(void) {
     CHECK_EQ_LL(rscan_reply(deep, dl, &it), -1);
 }
 
+/* --miss templates: {key last} first names the key the caller gives. */
+static void test_tmpl_key_given(void) {
+    char err[256];
+    struct rng r;
+    rng_seed(&r, 5);
+    struct gbuf b = {0};
+    /* Without the flag a leading {key last} is still an error. */
+    err[0] = 0;
+    CHECK(tmpl_parse("SET {key last} {value 5}", err, sizeof(err)) == NULL);
+    CHECK(err[0] != 0);
+    struct tmpl *t = tmpl_parse_flags("SET {key last} v", TMPL_KEY_GIVEN, err, sizeof(err));
+    CHECK(t != NULL);
+    if (!t) return;
+    CHECK(!tmpl_draws_key(t));
+    struct tmpl_ctx ctx = {.has_key = 1, .key = 42};
+    CHECK_EQ_LL(tmpl_gen_ctx(t, &r, &b, &ctx), 42);
+    CHECK_MEM(b.p, b.len, "*3\r\n$3\r\nSET\r\n$14\r\nkey_0000000042\r\n$1\r\nv\r\n");
+    tmpl_free(t);
+
+    /* In a mixed word, with a value, and in a sequence: the given key until
+     * the request draws one of its own. */
+    t = tmpl_parse_flags("SET p:{key last} {value 3} ; GET {key sequence 5} ; DEL {key last}", TMPL_KEY_GIVEN, err,
+                         sizeof(err));
+    CHECK(t != NULL);
+    if (!t) return;
+    CHECK(tmpl_draws_key(t));
+    CHECK_EQ_LL(tmpl_replies(t), 3);
+    b.len = 0;
+    ctx.key = 7;
+    CHECK_EQ_LL(tmpl_gen_ctx(t, &r, &b, &ctx), 0);
+    gbuf_reserve(&b, 1);
+    b.p[b.len] = 0;
+    char val[8];
+    int m = sscanf(b.p, "*3\r\n$3\r\nSET\r\n$16\r\np:key_0000000007\r\n$3\r\n%3s\r\n", val);
+    CHECK_EQ_LL(m, 1);
+    const char *tail = "*2\r\n$3\r\nGET\r\n$14\r\nkey_0000000000\r\n*2\r\n$3\r\nDEL\r\n$14\r\nkey_0000000000\r\n";
+    CHECK(b.len > strlen(tail) && !strcmp(b.p + b.len - strlen(tail), tail));
+    tmpl_free(t);
+
+    /* The flag changes nothing for an ordinary template; tmpl_gen_ctx
+     * returns the key number a request drew (what --miss repeats). */
+    t = tmpl_parse_flags("GET {key uniform 1000}", TMPL_KEY_GIVEN, err, sizeof(err));
+    CHECK(t != NULL && tmpl_draws_key(t));
+    for (int i = 0; i < 50 && t; i++) {
+        b.len = 0;
+        struct tmpl_ctx c0 = {.conn = 3};
+        uint64_t k = tmpl_gen_ctx(t, &r, &b, &c0);
+        char exp[64];
+        snprintf(exp, sizeof(exp), "*2\r\n$3\r\nGET\r\n$14\r\nkey_%010llu\r\n", (unsigned long long)k);
+        CHECK_MEM(b.p, b.len, exp);
+        CHECK(k < 1000);
+    }
+    tmpl_free(t);
+    t = tmpl_parse("PING", err, sizeof(err));
+    CHECK(t && !tmpl_draws_key(t));
+    tmpl_free(t);
+    /* Errors stay errors with the flag. */
+    CHECK(tmpl_parse_flags("{key last}", TMPL_KEY_GIVEN, err, sizeof(err)) == NULL);
+    CHECK(tmpl_parse_flags("SET {key last", TMPL_KEY_GIVEN, err, sizeof(err)) == NULL);
+    gbuf_free(&b);
+}
+
+/* {key zipfian N 0.99} in a template: key 0 is the hottest, drawn with the
+ * probability of rank 1 of the 0.99 law (and {key zipfian N} keeps 1.03). */
+static void test_tmpl_zipfian_exponent(void) {
+    const char *srcs[] = {"GET {key zipfian 1000 0.99}", "GET {key zipfian 1000}"};
+    const double exps[] = {0.99, 1.03};
+    for (int v = 0; v < 2; v++) {
+        char err[256];
+        struct tmpl *t = tmpl_parse(srcs[v], err, sizeof(err));
+        CHECK(t != NULL);
+        if (!t) return;
+        struct rng r;
+        rng_seed(&r, 9);
+        struct gbuf b = {0};
+        size_t n = 400000, k0 = 0, k9 = 0;
+        for (size_t i = 0; i < n; i++) {
+            b.len = 0;
+            uint64_t k = tmpl_gen_ctx(t, &r, &b, NULL);
+            CHECK(k < 1000);
+            k0 += k == 0;
+            k9 += k == 9;
+        }
+        double norm = 0;
+        for (int k = 1; k <= 1000; k++) norm += pow(k, -exps[v]);
+        double want0 = 1 / norm, want9 = pow(10, -exps[v]) / norm;
+        CHECK(fabs((double)k0 / (double)n - want0) / want0 < 0.03);
+        CHECK(fabs((double)k9 / (double)n - want9) / want9 < 0.06);
+        tmpl_free(t);
+        gbuf_free(&b);
+    }
+}
+
+static void test_rscan_nil(void) {
+    CHECK(rscan_is_nil("$-1\r\n", 5));
+    CHECK(rscan_is_nil("*-1\r\n", 5));
+    CHECK(rscan_is_nil("_\r\n", 3));
+    CHECK(!rscan_is_nil("$0\r\n\r\n", 6));
+    CHECK(!rscan_is_nil("$1\r\n_\r\n", 7));
+    CHECK(!rscan_is_nil(":-1\r\n", 5));
+    CHECK(!rscan_is_nil("+OK\r\n", 5));
+    CHECK(!rscan_is_nil("*0\r\n", 4));
+    CHECK(!rscan_is_nil("", 0));
+}
+
+static void test_miss_helpers(void) {
+    /* Classification of a GET's reply. */
+    CHECK(miss_classify("$-1\r\n", 5, '$') == MISS_NIL);
+    CHECK(miss_classify("_\r\n", 3, '_') == MISS_NIL);
+    CHECK(miss_classify("$3\r\nabc\r\n", 9, '$') == MISS_HIT);
+    CHECK(miss_classify("$0\r\n\r\n", 6, '$') == MISS_HIT);
+    CHECK(miss_classify("-WRONGTYPE x\r\n", 14, '-') == MISS_ERR);
+    CHECK(miss_classify("!3\r\nerr\r\n", 9, '!') == MISS_ERR);
+    CHECK(miss_hit_ratio(0, 0) < 0);
+    CHECK(fabs(miss_hit_ratio(3, 1) - 0.75) < 1e-12);
+    CHECK(miss_hit_ratio(0, 5) == 0);
+
+    /* The closed loop's batches: waiting SETs first, new requests fill
+     * the batch to -P, the quota bounds new requests only. */
+    size_t nm, nn;
+    miss_batch(0, 1, UINT64_MAX, &nm, &nn);
+    CHECK(nm == 0 && nn == 1);
+    miss_batch(1, 1, UINT64_MAX, &nm, &nn);
+    CHECK(nm == 1 && nn == 0);
+    miss_batch(3, 16, UINT64_MAX, &nm, &nn);
+    CHECK(nm == 3 && nn == 13);
+    miss_batch(20, 16, UINT64_MAX, &nm, &nn);
+    CHECK(nm == 16 && nn == 0);
+    miss_batch(2, 16, 5, &nm, &nn);
+    CHECK(nm == 2 && nn == 5);
+    miss_batch(1, 1, 0, &nm, &nn);
+    CHECK(nm == 1 && nn == 0);
+    miss_batch(0, 4, 0, &nm, &nn);
+    CHECK(nm == 0 && nn == 0);
+
+    /* The queue of keys waiting for their SET keeps their order across
+     * growth and wrap-around. */
+    struct keyq q = {0};
+    uint64_t next_in = 0, next_out = 0;
+    for (int round = 0; round < 50; round++) {
+        for (int i = 0; i < 7; i++) keyq_push(&q, next_in++);
+        for (int i = 0; i < 5; i++) {
+            uint64_t k = keyq_pop(&q);
+            CHECK_EQ_LL(k, next_out);
+            next_out++;
+        }
+    }
+    CHECK_EQ_LL(q.count, next_in - next_out);
+    while (q.count) {
+        uint64_t k = keyq_pop(&q);
+        CHECK_EQ_LL(k, next_out);
+        next_out++;
+    }
+    CHECK_EQ_LL(next_out, 350);
+    keyq_free(&q);
+    CHECK(q.v == NULL && q.count == 0);
+}
+
 int main(void) {
     TEST_RUN(test_hist_uniform);
     TEST_RUN(test_hist_exponential_and_lognormal);
@@ -340,5 +499,9 @@ int main(void) {
     TEST_RUN(test_tmpl_errors);
     TEST_RUN(test_zipf);
     TEST_RUN(test_rscan);
+    TEST_RUN(test_tmpl_key_given);
+    TEST_RUN(test_tmpl_zipfian_exponent);
+    TEST_RUN(test_rscan_nil);
+    TEST_RUN(test_miss_helpers);
     return TEST_REPORT();
 }
