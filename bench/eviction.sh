@@ -345,7 +345,7 @@ tables="$RESULTS/tables.md"
         echo
         h=$(v hotkv "$pol" hit_ratio_closed); r=$(v redis "$pol" hit_ratio_closed)
         if [[ $h =~ ^[0-9.]+$ && $r =~ ^[0-9.]+$ ]] && [ -z "${R[hotkv,$pol,skipped]:-}${R[redis,$pol,skipped]:-}" ]; then
-            awk -v a="$h" -v b="$r" 'BEGIN { d = a - b; printf "Hit ratio HotKV − Redis (closed loop): %+.4f; the expectation is ≥ −0.01: %s.\n", d, d >= -0.01 ? "met" : "not met" }'
+            awk -v a="$h" -v b="$r" 'BEGIN { d = a - b; printf "Hit ratio HotKV − Redis (closed loop): %+.4f; the expectation is ≥ −0.01: %s.\n", d, (d >= -0.01 ? "met" : "not met") }'
         else
             echo "Hit ratio HotKV − Redis: n/a (a server was skipped or not run)."
         fi
