@@ -7,6 +7,7 @@
  * it wires together (cmdtable.h); neither includes anything from here. */
 #include "../core/alloc.h"
 #include "../core/hash.h"
+#include "../server/memstats.h"
 #include "../server/blocking.h"
 #include "../server/config.h"
 #include "../server/journal.h"
@@ -196,6 +197,7 @@ int main(int argc, char **argv) {
     }
     atomic_store(&load_progress.start_ms, hk_mstime());
     workers_start();
+    memstats_startup();
     write_pidfile();
     hk_log(LL_NOTICE, "Ready to accept connections on port %lld", CFG(port));
     load_dataset();

@@ -8,11 +8,15 @@
  * formats or closes its own clients on its own thread, and the answer is
  * assembled on the calling worker, which holds the caller back meanwhile
  * (CLIENT_WAIT_GATHER) so its pipelined commands keep their order. The
- * per-client line of CLIENT LIST / CLIENT INFO is built here too. The
- * client-side caching subcommands (TRACKING, CACHING, TRACKINGINFO,
- * GETREDIR) parse and answer here; the state they change is tracking.c's.
+ * per-client line of CLIENT LIST / CLIENT INFO is built by clientmem.c
+ * (the eviction log repeats it). NO-EVICT only sets the flag: the
+ * connection's worker takes it out of eviction's buckets after the
+ * command (clientmem.h). The client-side caching subcommands (TRACKING,
+ * CACHING, TRACKINGINFO, GETREDIR) parse and answer here; the state they
+ * change is tracking.c's.
  * Not here: CLIENT UNBLOCK (blocking commands). */
 #include "../core/alloc.h"
+#include "../server/clientmem.h"
 #include "../server/config.h"
 #include "../server/creply.h"
 #include "../server/pubsub.h"
@@ -23,19 +27,13 @@
 #include "cmdutil.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- a growable text buffer ---------------------------------------------- */
 
-struct tbuf {
-    char *p;
-    size_t len, cap;
-};
-
-static void tb_reserve(struct tbuf *b, size_t more) {
+static void tb_reserve(struct hk_buf *b, size_t more) {
     if (b->cap - b->len > more) return;
     size_t ncap = b->cap ? b->cap : 256;
     while (ncap - b->len <= more) ncap *= 2;
@@ -43,34 +41,20 @@ static void tb_reserve(struct tbuf *b, size_t more) {
     b->cap = ncap;
 }
 
-static void tb_append(struct tbuf *b, const char *s, size_t n) {
+static void tb_append(struct hk_buf *b, const char *s, size_t n) {
     tb_reserve(b, n);
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
 }
 
-static void tb_printf(struct tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tb_printf(struct tbuf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n <= 0) return;
-    tb_reserve(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-static void tb_free(struct tbuf *b) {
+static void tb_free(struct hk_buf *b) {
     hk_free(b->p);
     b->p = NULL;
     b->len = b->cap = 0;
 }
 
-/* ---- client classes and the info line ------------------------------------ */
+/* ---- client classes ---------------------------------------------------------- */
 
 enum { CTYPE_NORMAL = 0, CTYPE_REPLICA = 1, CTYPE_PUBSUB = 2, CTYPE_MASTER = 3 };
 
@@ -89,104 +73,6 @@ static int client_type_by_name(const hk_slice *a) {
     if (arg_is(a, "pubsub")) return CTYPE_PUBSUB;
     if (arg_is(a, "master")) return CTYPE_MASTER;
     return -1;
-}
-
-/* The input fields of a connection while its command runs: the request is
- * still in its query buffer (qbuf counts the bytes read with it, as Redis's
- * buffer holds them until the pass is over), its arguments are parsed, and
- * the command is not counted yet. CLIENT LIST takes this view of the
- * connection asking when it asks, since its line is written later. */
-struct run_view {
-    size_t qbuf, qfree, argv_mem;
-    long long tot_cmds;
-};
-
-static void run_view_of(const struct client *c, struct run_view *v) {
-    v->qbuf = c->qlen;
-    v->qfree = c->qcap - c->qlen;
-    v->argv_mem = 0;
-    for (int i = 0; i < c->argc; i++) v->argv_mem += c->argv[i].len;
-    v->tot_cmds = c->tot_cmds;
-}
-
-/* Append one CLIENT LIST line (no newline) describing c. Must run on c's
- * own worker thread. cmd is the command to report: the running one for
- * CLIENT INFO, the last finished one otherwise. run: the view of c taken
- * while its command ran (CLIENT INFO, the caller of CLIENT LIST), or NULL
- * for a connection between commands: a partial request is what its buffer
- * holds, and one with nothing pending holds no buffer (worker.c). */
-static void client_cat_info(struct tbuf *b, struct client *c, const struct command *cmd, const struct run_view *run) {
-    char flags[16], *f = flags;
-    if (c->flags & CLIENT_MONITOR) *f++ = 'O'; /* first, where Redis puts it */
-    if (c->flags & CLIENT_PUBSUB) *f++ = 'P';
-    if (c->txn && c->txn->active) *f++ = 'x';
-    if (c->flags & (CLIENT_PAUSED | CLIENT_BLOCKED)) *f++ = 'b'; /* blocked, or postponed by CLIENT PAUSE */
-    unsigned tmode = tracking_mode(c);
-    if (c->flags & CLIENT_TRACKING) *f++ = 't';
-    if (tmode & TRACK_BROKEN_REDIR) *f++ = 'R';
-    if (tmode & TRACK_BCAST) *f++ = 'B';
-    int doomed = c->txn && atomic_load(&c->txn->dirty_cas);
-    if (doomed) *f++ = 'd';
-    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *f++ = 'c';
-    if (c->flags & CLIENT_CLOSE_ASAP) *f++ = 'A';
-    if (c->flags & CLIENT_UNIX_SOCKET) *f++ = 'U';
-    if (c->flags & CLIENT_NO_EVICT) *f++ = 'e';
-    if (c->flags & CLIENT_NO_TOUCH) *f++ = 'T';
-    if (f == flags) *f++ = 'N';
-    *f = '\0';
-    char events[3], *e = events;
-    if (!(c->flags & CLIENT_READ_STOPPED)) *e++ = 'r';
-    if (c->flags & CLIENT_WANT_WRITE) *e++ = 'w';
-    *e = '\0';
-
-    long long now = c->w ? c->w->now_ms : hk_mstime();
-    long long age = (now - c->ctime_ms) / 1000, idle = (now - c->last_ms) / 1000;
-    if (age < 0) age = 0;
-    if (idle < 0) idle = 0;
-    struct run_view between;
-    if (!run) {
-        between.qbuf = c->qlen - c->qpos;
-        between.qfree = c->qbuf ? c->qcap - between.qbuf : 0;
-        between.argv_mem = 0;
-        for (int i = 0; i < c->argc; i++) between.argv_mem += c->argv[i].len;
-        between.tot_cmds = c->tot_cmds;
-        run = &between;
-    }
-    /* The head block plays the part of Redis's fixed reply buffer, the
-     * blocks after it the part of its reply list. */
-    const struct ob_block *head = c->out.head;
-    size_t rbs = head ? head->cap : 0, rbp = head ? head->len : 0;
-    if (c->rbuf_peak > rbp) rbp = c->rbuf_peak;
-    size_t obl = head ? head->len - head->sent : 0;
-    size_t oll = c->out.nblocks > 1 ? (size_t)c->out.nblocks - 1 : 0;
-    size_t omem = c->out.pending > obl ? c->out.pending - obl : 0;
-    size_t tot = sizeof(*c) + c->qcap + c->out.alloc + (size_t)c->argv_cap * sizeof(hk_slice) +
-                 (size_t)c->req.cap * 2 * sizeof(size_t);
-    if (c->name) tot += strlen(c->name) + 1;
-    if (c->lib_name) tot += strlen(c->lib_name) + 1;
-    if (c->lib_ver) tot += strlen(c->lib_ver) + 1;
-
-    /* Redis 8.0's fields in its order. redir is the tracking redirect
-     * (0 for none) while tracking, -1 otherwise.
-     * multi is the number of queued commands (-1 outside MULTI), watch the
-     * keys watched. io-thread is the worker that owns
-     * the connection; tot-cmds counts its finished commands (a blocked one
-     * when it answers). */
-    long long sub, psub, ssub;
-    pubsub_client_counts(c, &sub, &psub, &ssub);
-    long long redir = (c->flags & CLIENT_TRACKING) ? (long long)tracking_redirect(c) : -1;
-    tb_printf(b,
-              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lld psub=%lld ssub=%lld "
-              "multi=%d watch=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu "
-              "omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s "
-              "io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
-              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags, c->ctx.db,
-              sub, psub, ssub, c->txn && c->txn->active ? c->txn->n : -1, c->txn && !doomed ? c->txn->nw : 0,
-              run->qbuf, run->qfree, run->argv_mem,
-              c->txn ? c->txn->mem : 0, rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", redir,
-              c->ctx.resp,
-              c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
-              c->tot_net_out, run->tot_cmds);
 }
 
 /* ---- commands about the calling connection -------------------------------- */
@@ -236,10 +122,10 @@ void cmd_client_setinfo(struct cmd_ctx *c) {
 
 void cmd_client_info(struct cmd_ctx *c) {
     tracking_client_command(c);
-    struct tbuf b = {0};
-    struct run_view v;
-    run_view_of(c->cl, &v);
-    client_cat_info(&b, c->cl, c->cmd, &v);
+    struct hk_buf b = {0};
+    struct client_run_view v;
+    client_run_view_of(c->cl, &v);
+    client_info_cat(&b, c->cl, c->cmd, &v);
     tb_append(&b, "\n", 1);
     reply_verbatim(c, b.p, b.len, "txt");
     tb_free(&b);
@@ -685,7 +571,7 @@ struct entry {
 
 /* What one worker found; written only by that worker's thread. */
 struct wresult {
-    struct tbuf text;
+    struct hk_buf text;
     struct entry *ents;
     int n, cap;
     int killed;
@@ -694,7 +580,7 @@ struct wresult {
 struct admin_req {
     int kill;             /* KILL rather than LIST */
     uint64_t origin_id;   /* the caller */
-    struct run_view origin_view; /* the caller as its command ran (LIST) */
+    struct client_run_view origin_view; /* the caller as its command ran (LIST) */
     int muted;            /* caller had replies muted when it asked */
     /* LIST filters. */
     int type;             /* -1: any */
@@ -750,7 +636,7 @@ static void admin_each(struct worker *w, void *arg) {
             struct entry *e = &res->ents[res->n++];
             e->id = c->id;
             e->off = res->text.len;
-            client_cat_info(&res->text, c, c->lastcmd, c->id == r->origin_id ? &r->origin_view : NULL);
+            client_info_cat(&res->text, c, c->lastcmd, c->id == r->origin_id ? &r->origin_view : NULL);
             tb_append(&res->text, "\n", 1);
             e->len = res->text.len - e->off;
             continue;
@@ -801,7 +687,7 @@ static void reply_list(struct cmd_ctx *c, struct admin_req *r) {
             all[k++] = (struct line){e->id, r->res[i].text.p + e->off, e->len};
         }
     qsort(all, (size_t)total, sizeof(struct line), cmp_line);
-    struct tbuf out = {0};
+    struct hk_buf out = {0};
     tb_reserve(&out, 0);
     if (!r->ids) {
         for (int i = 0; i < total; i++) tb_append(&out, all[i].p, all[i].len);
@@ -849,7 +735,7 @@ static struct admin_req *admin_req_new(struct cmd_ctx *c, int kill) {
     struct admin_req *r = hk_calloc(1, sizeof(*r));
     r->kill = kill;
     r->origin_id = c->cl->id;
-    run_view_of(c->cl, &r->origin_view);
+    client_run_view_of(c->cl, &r->origin_view);
     r->type = -1;
     r->res = hk_calloc((size_t)server.nworkers, sizeof(struct wresult));
     return r;

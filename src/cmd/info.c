@@ -19,6 +19,9 @@
 #include "../server/aof.h"
 #include "../server/configtab.h"
 #include "../server/evict.h"
+#include "../server/function.h"
+#include "../server/memstats.h"
+#include "../server/script.h"
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
@@ -142,12 +145,13 @@ static void sec_clients(struct sbuf *b, const struct stats_totals *t) {
             (long long)t->blocking_keys < 0 ? 0ULL : t->blocking_keys);
 }
 
-static void sec_memory(struct sbuf *b) {
-    size_t used = hk_used_memory(), rss = hk_rss_bytes();
-    size_t peak = stats_peak_memory(used);
+static void sec_memory(struct sbuf *b, struct cmd_ctx *c) {
+    struct mem_overhead m;
+    memstats_get(&m, exec_holds_all(c));
+    size_t used = m.total, rss = m.rss, peak = m.peak;
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     unsigned long long sysmem = pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : 0;
-    char h_used[32], h_rss[32], h_peak[32], h_sys[32], h_max[32], policy[32];
+    char h_used[32], h_rss[32], h_peak[32], h_sys[32], h_max[32], h_scripts[32], policy[32];
     long long maxmem = CFG(maxmemory);
     bytes_human(h_max, sizeof(h_max), (size_t)maxmem);
     cfg_get(cfg_find("maxmemory-policy", 16), policy, sizeof(policy));
@@ -155,6 +159,15 @@ static void sec_memory(struct sbuf *b) {
     bytes_human(h_rss, sizeof(h_rss), rss);
     bytes_human(h_peak, sizeof(h_peak), peak);
     bytes_human(h_sys, sizeof(h_sys), sysmem);
+    bytes_human(h_scripts, sizeof(h_scripts), m.lua_caches + m.functions_caches);
+    unsigned long long libs, fns;
+    fn_counts(&libs, &fns);
+    /* Redis 7's fields in its order. The Lua VMs (one per worker, on
+     * LuaJIT's own allocator, outside used_memory) serve EVAL and
+     * functions alike: they show as the eval VM, the functions VM as 0. */
+    size_t vm = script_vm_memory();
+    char h_vm[32];
+    bytes_human(h_vm, sizeof(h_vm), vm);
     sb_catf(b,
             "# Memory\r\n"
             "used_memory:%zu\r\n"
@@ -164,26 +177,55 @@ static void sec_memory(struct sbuf *b) {
             "used_memory_peak:%zu\r\n"
             "used_memory_peak_human:%s\r\n"
             "used_memory_peak_perc:%.2f%%\r\n"
+            "used_memory_overhead:%zu\r\n"
+            "used_memory_startup:%zu\r\n"
+            "used_memory_dataset:%zu\r\n"
+            "used_memory_dataset_perc:%.2f%%\r\n"
+            "allocator_allocated:%zu\r\n"
+            "allocator_active:%zu\r\n"
+            "allocator_resident:%zu\r\n"
             "total_system_memory:%llu\r\n"
             "total_system_memory_human:%s\r\n"
+            "used_memory_lua:%zu\r\n"
+            "used_memory_vm_eval:%zu\r\n"
+            "used_memory_lua_human:%s\r\n"
+            "used_memory_scripts_eval:%zu\r\n"
+            "number_of_cached_scripts:%llu\r\n"
+            "number_of_functions:%llu\r\n"
+            "number_of_libraries:%llu\r\n"
+            "used_memory_vm_functions:0\r\n"
+            "used_memory_vm_total:%zu\r\n"
+            "used_memory_vm_total_human:%s\r\n"
+            "used_memory_functions:%zu\r\n"
+            "used_memory_scripts:%zu\r\n"
+            "used_memory_scripts_human:%s\r\n"
             "maxmemory:%lld\r\n"
             "maxmemory_human:%s\r\n"
             "maxmemory_policy:%s\r\n"
+            "allocator_frag_ratio:%.2f\r\n"
+            "allocator_frag_bytes:%lld\r\n"
+            "allocator_rss_ratio:%.2f\r\n"
+            "allocator_rss_bytes:%lld\r\n"
+            "rss_overhead_ratio:%.2f\r\n"
+            "rss_overhead_bytes:%lld\r\n"
             "mem_fragmentation_ratio:%.2f\r\n"
             "mem_fragmentation_bytes:%lld\r\n"
             "mem_not_counted_for_evict:%zu\r\n"
             "mem_replication_backlog:0\r\n"
             "mem_total_replication_buffers:0\r\n"
             "mem_clients_slaves:0\r\n"
+            "mem_clients_normal:%zu\r\n"
             "mem_cluster_links:0\r\n"
-            "mem_aof_buffer:%llu\r\n"
+            "mem_aof_buffer:%zu\r\n"
             "mem_allocator:%s\r\n"
             "active_defrag_running:0\r\n"
             "lazyfree_pending_objects:%llu\r\n"
             "lazyfreed_objects:%llu\r\n",
-            used, h_used, rss, h_rss, peak, h_peak, peak ? (double)used * 100 / (double)peak : 0.0, sysmem, h_sys,
-            maxmem, h_max, policy, used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used,
-            evict_not_counted(), aof_buffer_bytes(), hk_allocator_name(),
+            used, h_used, rss, h_rss, peak, h_peak, m.peak_perc, m.overhead_total, m.startup, m.dataset,
+            m.dataset_perc, m.alloc_allocated, m.alloc_active, m.alloc_resident, sysmem, h_sys, vm, vm, h_vm,
+            m.lua_caches, m.scripts, fns, libs, vm, h_vm, m.functions_caches, m.lua_caches + m.functions_caches, h_scripts, maxmem, h_max,
+            policy, m.alloc_frag, m.alloc_frag_bytes, m.alloc_rss, m.alloc_rss_bytes, m.rss_extra, m.rss_extra_bytes,
+            m.total_frag, m.total_frag_bytes, evict_not_counted(), m.clients_normal, m.aof_buffer, hk_allocator_name(),
             lazyfree_pending(), lazyfree_freed());
 }
 
@@ -428,7 +470,7 @@ void cmd_info(struct cmd_ctx *c) {
         switch (bit) {
         case S_SERVER: sec_server(&b, c); break;
         case S_CLIENTS: sec_clients(&b, &t); break;
-        case S_MEMORY: sec_memory(&b); break;
+        case S_MEMORY: sec_memory(&b, c); break;
         case S_PERSISTENCE: sec_persistence(&b, &t); break;
         case S_STATS: sec_stats(&b, &t); break;
         case S_REPLICATION: sec_replication(&b); break;

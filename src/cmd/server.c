@@ -7,6 +7,7 @@
 #include "../net/net.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
+#include "../server/memstats.h"
 #include "../server/snapshot.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -318,8 +319,110 @@ void cmd_memory_usage(struct cmd_ctx *c) {
     reply_int(c, (long long)kv_usage(e, (size_t)samples));
 }
 
+/* MEMORY STATS: Redis's map, in its order (src/server/memstats.h). */
+void cmd_memory_stats(struct cmd_ctx *c) {
+    struct mem_overhead m;
+    memstats_get(&m, exec_holds_all(c));
+    reply_map(c, 27 + m.ndbs);
+    reply_bulk_cstr(c, "peak.allocated");
+    reply_int(c, (long long)m.peak);
+    reply_bulk_cstr(c, "total.allocated");
+    reply_int(c, (long long)m.total);
+    reply_bulk_cstr(c, "startup.allocated");
+    reply_int(c, (long long)m.startup);
+    reply_bulk_cstr(c, "replication.backlog");
+    reply_int(c, 0);
+    reply_bulk_cstr(c, "clients.slaves");
+    reply_int(c, 0);
+    reply_bulk_cstr(c, "clients.normal");
+    reply_int(c, (long long)m.clients_normal);
+    reply_bulk_cstr(c, "cluster.links");
+    reply_int(c, 0);
+    reply_bulk_cstr(c, "aof.buffer");
+    reply_int(c, (long long)m.aof_buffer);
+    reply_bulk_cstr(c, "lua.caches");
+    reply_int(c, (long long)m.lua_caches);
+    reply_bulk_cstr(c, "functions.caches");
+    reply_int(c, (long long)m.functions_caches);
+    for (int i = 0; i < m.ndbs; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "db.%d", m.dbs[i].db);
+        reply_bulk_cstr(c, name);
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "overhead.hashtable.main");
+        reply_int(c, (long long)m.dbs[i].ht_main);
+        reply_bulk_cstr(c, "overhead.hashtable.expires");
+        reply_int(c, (long long)m.dbs[i].ht_expires);
+    }
+    reply_bulk_cstr(c, "overhead.total");
+    reply_int(c, (long long)m.overhead_total);
+    reply_bulk_cstr(c, "keys.count");
+    reply_int(c, (long long)m.keys);
+    reply_bulk_cstr(c, "keys.bytes-per-key");
+    reply_int(c, (long long)m.bytes_per_key);
+    reply_bulk_cstr(c, "dataset.bytes");
+    reply_int(c, (long long)m.dataset);
+    reply_bulk_cstr(c, "dataset.percentage");
+    reply_double(c, m.dataset_perc);
+    reply_bulk_cstr(c, "peak.percentage");
+    reply_double(c, m.peak_perc);
+    reply_bulk_cstr(c, "allocator.allocated");
+    reply_int(c, (long long)m.alloc_allocated);
+    reply_bulk_cstr(c, "allocator.active");
+    reply_int(c, (long long)m.alloc_active);
+    reply_bulk_cstr(c, "allocator.resident");
+    reply_int(c, (long long)m.alloc_resident);
+    reply_bulk_cstr(c, "allocator-fragmentation.ratio");
+    reply_double(c, m.alloc_frag);
+    reply_bulk_cstr(c, "allocator-fragmentation.bytes");
+    reply_int(c, m.alloc_frag_bytes);
+    reply_bulk_cstr(c, "allocator-rss.ratio");
+    reply_double(c, m.alloc_rss);
+    reply_bulk_cstr(c, "allocator-rss.bytes");
+    reply_int(c, m.alloc_rss_bytes);
+    reply_bulk_cstr(c, "rss-overhead.ratio");
+    reply_double(c, m.rss_extra);
+    reply_bulk_cstr(c, "rss-overhead.bytes");
+    reply_int(c, m.rss_extra_bytes);
+    reply_bulk_cstr(c, "fragmentation");
+    reply_double(c, m.total_frag);
+    reply_bulk_cstr(c, "fragmentation.bytes");
+    reply_int(c, m.total_frag_bytes);
+}
+
+void cmd_memory_doctor(struct cmd_ctx *c) {
+    char *s = memstats_doctor(exec_holds_all(c));
+    reply_verbatim(c, s, strlen(s), "txt");
+    hk_free(s);
+}
+
+static void malloc_line(const char *line, void *arg) { hk_buf_add(arg, line, strlen(line), 4096); }
+
+void cmd_memory_malloc_stats(struct cmd_ctx *c) {
+    struct hk_buf b = {0};
+    if (!hk_allocator_report(malloc_line, &b)) {
+        reply_bulk_cstr(c, "Stats not supported for the current allocator");
+        return;
+    }
+    reply_verbatim(c, b.p ? b.p : "", b.len, "txt");
+    hk_free(b.p);
+}
+
+void cmd_memory_purge(struct cmd_ctx *c) {
+    hk_allocator_purge();
+    reply_ok(c);
+}
+
 void cmd_memory_help(struct cmd_ctx *c) {
     static const char *const lines[] = {
+        "DOCTOR",
+        "    Return memory problems reports.",
+        "MALLOC-STATS",
+        "    Return internal statistics report from the memory allocator.",
+        "PURGE",
+        "    Attempt to purge dirty pages for reclamation by the allocator.",
+        "STATS",
+        "    Return information about the memory usage of the server.",
         "USAGE <key> [SAMPLES <count>]",
         "    Return memory in bytes used by <key> and its value. Nested values are",
         "    sampled up to <count> times (default: 5, 0 means sample all).",

@@ -148,3 +148,46 @@ const char *hk_allocator_name(void) {
     return "libc";
 #endif
 }
+
+void hk_allocator_stats(size_t *allocated, size_t *active, size_t *resident) {
+    *allocated = hk_used_memory();
+#ifdef HK_MIMALLOC
+    size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+    mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+    *active = commit;
+    *resident = commit;
+#else
+    *active = *allocated;
+    *resident = *allocated;
+#endif
+}
+
+void hk_allocator_purge(void) {
+#ifdef HK_MIMALLOC
+    mi_collect(true);
+#endif
+}
+
+#ifdef HK_MIMALLOC
+struct report_sink {
+    void (*out)(const char *line, void *arg);
+    void *arg;
+};
+
+static void report_line(const char *msg, void *arg) {
+    struct report_sink *r = arg;
+    r->out(msg, r->arg);
+}
+#endif
+
+int hk_allocator_report(void (*out)(const char *line, void *arg), void *arg) {
+#ifdef HK_MIMALLOC
+    struct report_sink r = {out, arg};
+    mi_stats_print_out(report_line, &r);
+    return 1;
+#else
+    (void)out;
+    (void)arg;
+    return 0;
+#endif
+}

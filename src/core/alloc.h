@@ -30,6 +30,16 @@ long long hk_thread_allocated(void);
 /* Bytes the allocator holds from the OS (resident estimate) and peak. */
 size_t hk_rss_bytes(void);
 const char *hk_allocator_name(void);
+/* What the allocator holds beyond what was asked of it: `active` the
+ * bytes it has committed (mimalloc's count; the same as allocated for the
+ * libc allocator of sanitizer builds, which does not say), `resident` the
+ * same commit, as mimalloc does not track residency. */
+void hk_allocator_stats(size_t *allocated, size_t *active, size_t *resident);
+/* Give free memory back to the OS (MEMORY PURGE). */
+void hk_allocator_purge(void);
+/* The allocator's own statistics report, a line at a time, or NULL when
+ * it has none. */
+int hk_allocator_report(void (*out)(const char *line, void *arg), void *arg);
 
 /* Give the calling thread its own accounting slot. Threads that never call
  * this share slot 0 (with atomic updates). Returns the slot index. */

@@ -12,6 +12,7 @@
 #include "../proto/resp.h"
 #include "configtab.h"
 #include "aof.h"
+#include "clientmem.h"
 #include "evict.h"
 #include "../store/db.h"
 #include "notify.h"
@@ -68,6 +69,9 @@ static int apply_maxmemory(char *err, size_t errsize) {
     return 1;
 }
 
+static int set_maxmemory_clients(const char *value, char *err, size_t errsize);
+static void get_maxmemory_clients(char *buf, size_t size);
+static int apply_maxmemory_clients(char *err, size_t errsize);
 static int set_obl(const char *value, char *err, size_t errsize);
 static void get_obl(char *buf, size_t size);
 static int check_save(const char *value, char *err, size_t errsize);
@@ -135,6 +139,9 @@ const struct cfg_entry cfg_table[] = {
     /* Redis 8's range (7.0 took up to INT_MAX). */
     INT("maxmemory-samples", maxmemory_samples, 1, 64, "5", 0),
     INT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, "10", 0),
+    /* Client eviction: a memory value or a percentage of maxmemory. */
+    {"maxmemory-clients", NULL, CFG_SPECIAL, 0, NULL, NULL, 0, 0, "0", NULL, set_maxmemory_clients, NULL,
+     get_maxmemory_clients, apply_maxmemory_clients},
     /* Read by the keyspace on every access under an LFU policy (db.h). */
     {"lfu-log-factor", NULL, CFG_INT, 0, &store_lfu_log_factor, NULL, 0, INT_MAX, "10", NULL, NULL, NULL, NULL, NULL},
     {"lfu-decay-time", NULL, CFG_INT, 0, &store_lfu_decay_time, NULL, 0, INT_MAX, "1", NULL, NULL, NULL, NULL, NULL},
@@ -370,6 +377,74 @@ static int apply_dir(char *err, size_t errsize) {
 static int apply_appendonly(char *err, size_t errsize) {
     if (!server.workers) return 1; /* at start-up: main opens the AOF */
     return aof_config_changed(err, errsize);
+}
+
+/* maxmemory-clients, parsed as Redis parses its memory-or-percent
+ * settings (MEMORY_CONFIG | PERCENT_CONFIG of a signed size): first as a
+ * memory value the way memtoull reads one (digits, possibly none, then a
+ * unit; the product wraps as Redis's unsigned arithmetic does and is then
+ * read as signed), else as "N%" with N a canonical non-negative integer,
+ * stored negated. A negative result is a percentage and must not pass
+ * 100. The texts are Redis's. */
+static int parse_memory_or_percent(const char *value, long long *out) {
+    size_t len = strlen(value), nd = 0;
+    if (value[0] != '-') {
+        while (isdigit((unsigned char)value[nd])) nd++;
+        const char *u = value + nd;
+        unsigned long long mul = 0;
+        if (!*u || !strcasecmp(u, "b")) mul = 1;
+        else if (!strcasecmp(u, "k")) mul = 1000;
+        else if (!strcasecmp(u, "kb")) mul = 1024;
+        else if (!strcasecmp(u, "m")) mul = 1000ULL * 1000;
+        else if (!strcasecmp(u, "mb")) mul = 1024ULL * 1024;
+        else if (!strcasecmp(u, "g")) mul = 1000ULL * 1000 * 1000;
+        else if (!strcasecmp(u, "gb")) mul = 1024ULL * 1024 * 1024;
+        if (mul && nd < 128) {
+            /* strtoull's reading: saturates at its maximum. */
+            unsigned long long v = 0;
+            for (size_t i = 0; i < nd; i++) {
+                unsigned d = (unsigned)(value[i] - '0');
+                v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
+            }
+            *out = (long long)(v * mul);
+            return 1;
+        }
+    }
+    long long pct;
+    if (len > 1 && value[len - 1] == '%' && hk_str2ll(value, len - 1, &pct) && pct >= 0) {
+        *out = -pct;
+        return 1;
+    }
+    return 0;
+}
+
+static int set_maxmemory_clients(const char *value, char *err, size_t errsize) {
+    long long v;
+    if (!parse_memory_or_percent(value, &v)) {
+        snprintf(err, errsize, "argument must be a memory or percent value");
+        return 0;
+    }
+    if (v < -100) {
+        snprintf(err, errsize, "percentage argument must be less or equal to 100");
+        return 0;
+    }
+    atomic_store(&cfg.maxmemory_clients, v);
+    return 1;
+}
+
+static void get_maxmemory_clients(char *buf, size_t size) {
+    long long v = atomic_load(&cfg.maxmemory_clients);
+    if (v < 0) snprintf(buf, size, "%lld%%", -v);
+    else snprintf(buf, size, "%lld", v);
+}
+
+/* A lower limit is enforced at once: every worker is woken to take it and
+ * check its connections (otherwise an idle one would at its next cron). */
+static int apply_maxmemory_clients(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    for (int i = 0; server.workers && i < server.nworkers; i++) worker_post(&server.workers[i], clientmem_wake, NULL);
+    return 1;
 }
 
 static int set_obl(const char *value, char *err, size_t errsize) {

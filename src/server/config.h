@@ -24,6 +24,9 @@ struct server_config {
     /* Read by clients and tools; only their truthful values are accepted
      * until eviction and cluster mode exist. */
     _Atomic long long maxmemory, maxmemory_policy, maxmemory_samples, maxmemory_eviction_tenacity, cluster_enabled;
+    /* maxmemory-clients (src/server/clientmem.h): bytes, or a percentage
+     * of maxmemory stored negated (-10 is "10%"), as Redis stores it; 0: off. */
+    _Atomic long long maxmemory_clients;
     _Atomic long long enable_debug_command, enable_protected_configs; /* CFG_DEBUG_* */
     /* The encoding thresholds live with the types (type_limits, TLIM()). */
     _Atomic long long hll_sparse_max_bytes;

@@ -61,6 +61,15 @@ void fn_counts(unsigned long long *libraries, unsigned long long *functions) {
     pthread_rwlock_unlock(&reg_lock);
 }
 
+size_t fn_memory(void) {
+    size_t n = 0;
+    pthread_rwlock_rdlock(&reg_lock);
+    for (struct fn_lib *l = reg_head; l; l = l->next)
+        n += hk_usable_size(l) + hk_usable_size(l->code) + hk_usable_size(l->name) + hk_usable_size(l->fn);
+    pthread_rwlock_unlock(&reg_lock);
+    return n;
+}
+
 static void lib_free(struct fn_lib *l) {
     if (!l) return;
     fn_defs_free(l->fn, l->nfn);

@@ -78,5 +78,7 @@ void fn_stats(struct cmd_ctx *c);
 
 /* Libraries and functions (INFO-style counts). */
 void fn_counts(unsigned long long *libraries, unsigned long long *functions);
+/* Bytes the registry holds for the libraries (their code, names, tables). */
+size_t fn_memory(void);
 
 #endif

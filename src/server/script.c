@@ -315,6 +315,22 @@ struct load_ctx {
     int quiet;            /* redis.log writes nothing: the library ran before */
 };
 
+/* Each worker's Lua heap, as of its last script (LuaJIT allocates on its
+ * own, outside used_memory): written by its worker, summed by INFO. */
+static _Atomic size_t vm_bytes[HK_MAX_THREADS];
+
+static void vm_account(lua_State *L) {
+    if (!current_worker) return;
+    size_t n = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    atomic_store_explicit(&vm_bytes[current_worker->id], n, memory_order_relaxed);
+}
+
+size_t script_vm_memory(void) {
+    size_t n = 0;
+    for (int i = 0; i < HK_MAX_THREADS; i++) n += atomic_load_explicit(&vm_bytes[i], memory_order_relaxed);
+    return n;
+}
+
 struct lua_env {
     lua_State *L;
     unsigned runs; /* scripts run here, for the occasional GC step */
@@ -1827,6 +1843,7 @@ static void run_script(struct cmd_ctx *c, struct lua_env *e, int fn, const struc
      * every script cost three times the script itself. A small one every
      * 64 scripts keeps an idle worker's garbage from lingering. */
     if ((++e->runs & 63) == 0) lua_gc(L, LUA_GCSTEP, 1);
+    vm_account(L);
 }
 
 void script_eval(struct cmd_ctx *c, int by_sha, int ro) {
@@ -2179,6 +2196,7 @@ int script_lib_check(struct worker *w, const char *body, size_t len, long long t
     lua_settop(L, list - 1);
     /* What the run made is garbage now (see script_eval). */
     if ((++e->runs & 63) == 0) lua_gc(L, LUA_GCSTEP, 1);
+    vm_account(L);
     *fns = d;
     *nfn = n;
     return 0;

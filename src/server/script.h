@@ -101,6 +101,9 @@ int script_lib_check(struct worker *w, const char *body, size_t len, long long t
 const char *script_flag_name(int i, unsigned *bit);
 /* Number of cached scripts and their bytes (INFO memory). */
 void script_cache_stats(unsigned long long *n, unsigned long long *bytes);
+/* Bytes of the workers' Lua heaps (one per worker, serving EVAL and
+ * functions alike), each as of its last script. */
+size_t script_vm_memory(void);
 /* Free worker w's Lua state (at worker exit). */
 void script_worker_free(struct worker *w);
 

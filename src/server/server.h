@@ -334,6 +334,31 @@ struct mail {
 #define QBUF_CHUNK (16 * 1024)
 #define QB_POOL_MAX 256
 
+/* Client eviction (clientmem.c): a worker's part. The first fields are
+ * its thread's own; the atomics publish some of them to the other workers
+ * (single writer, relaxed). Buckets hold the connections eviction may
+ * pick, by size: bucket 0 those under 32 KB, bucket b >= 1 those in
+ * [2^(b+14), 2^(b+15)). */
+#define CM_BUCKETS 64
+struct cm_worker {
+    size_t limit;      /* the loop turn's limit in bytes, 0: eviction off */
+    size_t mine;       /* bytes of this worker's connections (published as `sum`) */
+    size_t others;     /* the other workers' sums when this one last looked */
+    /* The size of its biggest evictable connection when that is 32 KB or
+     * more, 1 when all are smaller, 0 when none may be evicted (published
+     * as `top`). */
+    size_t top_mine;
+    uint64_t nonempty; /* bit b: bucket[b] holds a connection */
+    struct client *bucket[CM_BUCKETS];
+    int warned;        /* "all evictable gone" logged since the total was last under */
+    _Atomic size_t sum, top;
+    /* With the limit off, its connections' bytes as of its last cron, for
+     * INFO only (eviction reads `sum` and `top`, kept 0 while off). */
+    _Atomic size_t off_sum;
+    _Atomic long long beat_ms; /* its clock when it last took the limit (a stalled worker is passed over) */
+    _Atomic int poked;         /* a wake-up to check is in its mailbox (one at a time) */
+};
+
 struct worker {
     int id;
     pthread_t thread;
@@ -379,6 +404,7 @@ struct worker {
     struct cmd_ctx sys_ctx; /* context of background work (active expiry) */
     _Atomic int nclients;
     struct worker_stats stats;
+    struct cm_worker cm; /* client eviction (clientmem.h) */
     struct store_stats sstats; /* keyspace hits/misses/expired, written by this thread */
     struct cmdstat *cmdstats; /* commands_total() entries */
     /* Latency histograms, commands_total() slots, each allocated by this
@@ -486,6 +512,12 @@ struct client {
     /* Set while CLIENT_WAIT_AOF: its worker's journal record count its
      * output waits for (journal.h). */
     uint64_t aof_wait_rec;
+    /* Client eviction (clientmem.c), while maxmemory-clients is set: the
+     * bytes it is counted with in its worker's sum, and its place in the
+     * worker's buckets (cm_bucket -1: in none, as NO-EVICT or closing). */
+    size_t cm_mem;
+    int cm_bucket;
+    struct client *cm_prev, *cm_next;
 };
 
 /* ---- the server -------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "../store/db.h"
 #include "config.h"
 #include "blocking.h"
+#include "clientmem.h"
 #include "creply.h"
 #include "journal.h"
 #include "evict.h"
@@ -177,6 +178,7 @@ static struct client *client_new(struct worker *w, int fd, const char *addr, int
         net_local_addr(fd, c->laddr, sizeof(c->laddr));
     }
     c->ctime_ms = c->last_ms = w->now_ms;
+    c->cm_bucket = -1;
     if (!atomic_load(&cfg.requirepass_set)) c->flags |= CLIENT_AUTHENTICATED;
     c->next = w->clients;
     if (w->clients) w->clients->prev = c;
@@ -197,6 +199,7 @@ static void client_free(struct client *c) {
     if (c->flags & CLIENT_WAIT_AOF) aof_unhold(c);
     if (c->ps || w->ps_held_for == c) pubsub_client_reset(c);
     if (c->track) tracking_client_gone(c);
+    clientmem_forget(c);
     txn_free(c);
     if (c->flags & CLIENT_PAUSED) {
         for (struct client **p = &w->paused; *p; p = &(*p)->next_paused)
@@ -314,6 +317,11 @@ static int client_write(struct client *c) {
 int client_resume(struct client *c) {
     int r = client_process_input(c);
     qbuf_settle(c);
+    /* Its commands are done: its memory is counted again, and when the
+     * clients' total reached maxmemory-clients the biggest go now, before
+     * the next connection's commands run (Redis checks before each). */
+    clientmem_touch(c);
+    clientmem_maybe_check(c->w);
     if (r < 0) return -1;
     if (c->flags & CLIENT_CLOSE_ASAP) return -1;
     if (c->out.pending || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_queue_write(c);
@@ -368,6 +376,7 @@ static int client_read(struct client *c) {
         return -1;
     }
     c->qlen += (size_t)n;
+    clientmem_touch(c); /* a big bulk string may just have sized the buffer */
     c->tot_net_in += n;
     c->last_ms = w->now_ms;
     stat_add(&w->stats.net_input_bytes, (unsigned long long)n);
@@ -481,6 +490,7 @@ static void flush_pending(struct worker *w) {
                 c->flags &= ~CLIENT_PENDING_WRITE;
                 if (c->flags & CLIENT_CLOSE_ASAP) client_close(c);
                 else aof_hold(w, c, recs);
+                clientmem_touch(c);
             }
             return;
         }
@@ -498,10 +508,12 @@ static void flush_pending(struct worker *w) {
 }
 
 static void handle_writable(struct client *c) {
-    if (client_write(c) < 0) {
-        client_close(c);
-        return;
-    }
+    int r = client_write(c);
+    if (r < 0) client_close(c);
+    /* Every output change reaches here (appends queue a write): what is
+     * left unsent is what the connection holds. */
+    clientmem_touch(c);
+    if (r < 0) return;
     if ((c->flags & CLIENT_READ_STOPPED) && c->out.alloc < CLIENT_BACKPRESSURE_BYTES / 2) {
         c->flags &= ~CLIENT_READ_STOPPED;
         update_events(c);
@@ -598,6 +610,7 @@ static void clients_cron(struct worker *w) {
         if (kill) client_close(c);
         c = next;
     }
+    clientmem_cron(w);
 }
 
 static void expire_cron(struct worker *w) {
@@ -707,6 +720,8 @@ static void *worker_main(void *arg) {
         if (wait < 0) wait = 0;
         int n = epoll_wait(w->epfd, evs, 256, (int)wait);
         w->now_ms = hk_mstime();
+        /* maxmemory-clients for this turn (one relaxed load while off). */
+        clientmem_turn(w);
         /* maxmemory: evict before this turn's commands run. */
         if (CFG(maxmemory) > 0 || (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM))
             evict_turn(w);
@@ -776,6 +791,9 @@ static void *worker_main(void *arg) {
             journal_turn_end(w->id);
             flush_pending(w);
         }
+        /* Client eviction after the turn's commands and writes (Redis's
+         * beforeSleep), the cron's recount included. */
+        if (w->cm.limit) clientmem_check(w);
         free_closed(w);
     }
     close_all_clients(w);

@@ -582,6 +582,20 @@ void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long 
     if (expires) *expires = x;
 }
 
+void ks_table_usage(int locked, unsigned long long *keys, size_t *table_bytes) {
+    memset(keys, 0, sizeof(*keys) * (size_t)ks.ndb);
+    memset(table_bytes, 0, sizeof(*table_bytes) * (size_t)ks.ndb);
+    for (unsigned i = 0; i < ks.nshards; i++) {
+        if (!locked) shard_lock(i);
+        HK_ASSERT_HELD(i);
+        for (int d = 0; d < ks.ndb; d++) {
+            keys[d] += ks.shards[i].tables[d].count;
+            table_bytes[d] += ht_overhead(&ks.shards[i].tables[d]);
+        }
+        if (!locked) shard_unlock(i);
+    }
+}
+
 struct flushed {
     size_t n;
     struct htable tables[];

@@ -268,6 +268,10 @@ void db_prefetch(const struct keyref *k, int n, int locked);
  * otherwise they lock one shard at a time (the caller holding none). */
 /* Keys of database db and, when expires is not NULL, those with a TTL. */
 void ks_counts(int db, int locked, unsigned long long *keys, unsigned long long *expires);
+/* Per database (arrays of ks.ndb): the keys, and the bytes of the bucket
+ * arrays (the keyspace's own overhead besides the entries), over every
+ * shard, each shard taken once unless `locked` (the caller holds them all). */
+void ks_table_usage(int locked, unsigned long long *keys, size_t *table_bytes);
 /* Flush one database (db >= 0) or all (db < 0), every shard locked by the
  * caller: one write (KEV_FLUSH); watched keys that existed are signaled. Returns the detached
  * tables for the caller to free (sync or in the background, after
