@@ -94,19 +94,7 @@ for s in $servers; do
 done
 [ -n "$policies" ] || { echo "no policies" >&2; exit 2; }
 
-# Bytes of a maxmemory value in Redis's units (k = 1000, kb = 1024, ...).
-mem_bytes() {
-    local v=${1,,} n u
-    [[ $v =~ ^([0-9]+)([kmg]b?|b)?$ ]] || { echo "bad size: $1" >&2; return 1; }
-    n=${BASH_REMATCH[1]}; u=${BASH_REMATCH[2]}
-    case $u in
-        ""|b) echo "$n" ;;
-        k) echo $(( n * 1000 )) ;;       kb) echo $(( n * 1024 )) ;;
-        m) echo $(( n * 1000000 )) ;;    mb) echo $(( n * 1048576 )) ;;
-        g) echo $(( n * 1000000000 )) ;; gb) echo $(( n * 1073741824 )) ;;
-    esac
-}
-maxmem_bytes=$(mem_bytes "$maxmemory") || exit 2
+maxmem_bytes=$(lib_mem_bytes "$maxmemory") || exit 2
 [ "$maxmem_bytes" -gt 0 ] || { echo "--maxmemory must be above 0 (0 means no limit)" >&2; exit 2; }
 keys_note="set with --keys"
 if [ "$keys" = auto ]; then

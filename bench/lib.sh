@@ -261,6 +261,20 @@ EOF
 }
 
 # Median of the numbers on stdin ("n/a" when none).
+# lib_mem_bytes SIZE: bytes of a memory size in Redis's units (k = 1000,
+# kb = 1024, m, mb, g, gb; case-insensitive); fails on anything else.
+lib_mem_bytes() {
+    local v=${1,,} n u
+    [[ $v =~ ^([0-9]+)([kmg]b?|b)?$ ]] || { echo "bad size: $1" >&2; return 1; }
+    n=${BASH_REMATCH[1]}; u=${BASH_REMATCH[2]}
+    case $u in
+        ""|b) echo "$n" ;;
+        k) echo $(( n * 1000 )) ;;       kb) echo $(( n * 1024 )) ;;
+        m) echo $(( n * 1000000 )) ;;    mb) echo $(( n * 1048576 )) ;;
+        g) echo $(( n * 1000000000 )) ;; gb) echo $(( n * 1073741824 )) ;;
+    esac
+}
+
 lib_median() {
     sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a";
         else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'

@@ -320,74 +320,66 @@ void cmd_memory_usage(struct cmd_ctx *c) {
 }
 
 /* MEMORY STATS: Redis's map, in its order (src/server/memstats.h). */
+struct stat_field {
+    const char *name;
+    int dbl;
+    long long i;
+    double d;
+};
+
+static void reply_fields(struct cmd_ctx *c, const struct stat_field *f, int n) {
+    for (int i = 0; i < n; i++) {
+        reply_bulk_cstr(c, f[i].name);
+        if (f[i].dbl) reply_double(c, f[i].d);
+        else reply_int(c, f[i].i);
+    }
+}
+
+#define SF_INT(n, v) {n, 0, (long long)(v), 0}
+#define SF_DBL(n, v) {n, 1, 0, (v)}
+
 void cmd_memory_stats(struct cmd_ctx *c) {
     struct mem_overhead m;
     memstats_get(&m, exec_holds_all(c));
-    reply_map(c, 27 + m.ndbs);
-    reply_bulk_cstr(c, "peak.allocated");
-    reply_int(c, (long long)m.peak);
-    reply_bulk_cstr(c, "total.allocated");
-    reply_int(c, (long long)m.total);
-    reply_bulk_cstr(c, "startup.allocated");
-    reply_int(c, (long long)m.startup);
-    reply_bulk_cstr(c, "replication.backlog");
-    reply_int(c, 0);
-    reply_bulk_cstr(c, "clients.slaves");
-    reply_int(c, 0);
-    reply_bulk_cstr(c, "clients.normal");
-    reply_int(c, (long long)m.clients_normal);
-    reply_bulk_cstr(c, "cluster.links");
-    reply_int(c, 0);
-    reply_bulk_cstr(c, "aof.buffer");
-    reply_int(c, (long long)m.aof_buffer);
-    reply_bulk_cstr(c, "lua.caches");
-    reply_int(c, (long long)m.lua_caches);
-    reply_bulk_cstr(c, "functions.caches");
-    reply_int(c, (long long)m.functions_caches);
+    const struct stat_field head[] = {
+        SF_INT("peak.allocated", m.peak),         SF_INT("total.allocated", m.total),
+        SF_INT("startup.allocated", m.startup),   SF_INT("replication.backlog", 0),
+        SF_INT("clients.slaves", 0),              SF_INT("clients.normal", m.clients_normal),
+        SF_INT("cluster.links", 0),               SF_INT("aof.buffer", m.aof_buffer),
+        SF_INT("lua.caches", m.lua_caches),       SF_INT("functions.caches", m.functions_caches),
+    };
+    const struct stat_field tail[] = {
+        SF_INT("overhead.total", m.overhead_total),
+        SF_INT("keys.count", m.keys),
+        SF_INT("keys.bytes-per-key", m.bytes_per_key),
+        SF_INT("dataset.bytes", m.dataset),
+        SF_DBL("dataset.percentage", m.dataset_perc),
+        SF_DBL("peak.percentage", m.peak_perc),
+        SF_INT("allocator.allocated", m.alloc_allocated),
+        SF_INT("allocator.active", m.alloc_active),
+        SF_INT("allocator.resident", m.alloc_resident),
+        SF_DBL("allocator-fragmentation.ratio", m.alloc_frag),
+        SF_INT("allocator-fragmentation.bytes", m.alloc_frag_bytes),
+        SF_DBL("allocator-rss.ratio", m.alloc_rss),
+        SF_INT("allocator-rss.bytes", m.alloc_rss_bytes),
+        SF_DBL("rss-overhead.ratio", m.rss_extra),
+        SF_INT("rss-overhead.bytes", m.rss_extra_bytes),
+        SF_DBL("fragmentation", m.total_frag),
+        SF_INT("fragmentation.bytes", m.total_frag_bytes),
+    };
+    int nhead = (int)(sizeof(head) / sizeof(head[0])), ntail = (int)(sizeof(tail) / sizeof(tail[0]));
+    reply_map(c, nhead + m.ndbs + ntail);
+    reply_fields(c, head, nhead);
     for (int i = 0; i < m.ndbs; i++) {
         char name[32];
         snprintf(name, sizeof(name), "db.%d", m.dbs[i].db);
         reply_bulk_cstr(c, name);
         reply_map(c, 2);
-        reply_bulk_cstr(c, "overhead.hashtable.main");
-        reply_int(c, (long long)m.dbs[i].ht_main);
-        reply_bulk_cstr(c, "overhead.hashtable.expires");
-        reply_int(c, (long long)m.dbs[i].ht_expires);
+        const struct stat_field db[] = {SF_INT("overhead.hashtable.main", m.dbs[i].ht_main),
+                                        SF_INT("overhead.hashtable.expires", m.dbs[i].ht_expires)};
+        reply_fields(c, db, 2);
     }
-    reply_bulk_cstr(c, "overhead.total");
-    reply_int(c, (long long)m.overhead_total);
-    reply_bulk_cstr(c, "keys.count");
-    reply_int(c, (long long)m.keys);
-    reply_bulk_cstr(c, "keys.bytes-per-key");
-    reply_int(c, (long long)m.bytes_per_key);
-    reply_bulk_cstr(c, "dataset.bytes");
-    reply_int(c, (long long)m.dataset);
-    reply_bulk_cstr(c, "dataset.percentage");
-    reply_double(c, m.dataset_perc);
-    reply_bulk_cstr(c, "peak.percentage");
-    reply_double(c, m.peak_perc);
-    reply_bulk_cstr(c, "allocator.allocated");
-    reply_int(c, (long long)m.alloc_allocated);
-    reply_bulk_cstr(c, "allocator.active");
-    reply_int(c, (long long)m.alloc_active);
-    reply_bulk_cstr(c, "allocator.resident");
-    reply_int(c, (long long)m.alloc_resident);
-    reply_bulk_cstr(c, "allocator-fragmentation.ratio");
-    reply_double(c, m.alloc_frag);
-    reply_bulk_cstr(c, "allocator-fragmentation.bytes");
-    reply_int(c, m.alloc_frag_bytes);
-    reply_bulk_cstr(c, "allocator-rss.ratio");
-    reply_double(c, m.alloc_rss);
-    reply_bulk_cstr(c, "allocator-rss.bytes");
-    reply_int(c, m.alloc_rss_bytes);
-    reply_bulk_cstr(c, "rss-overhead.ratio");
-    reply_double(c, m.rss_extra);
-    reply_bulk_cstr(c, "rss-overhead.bytes");
-    reply_int(c, m.rss_extra_bytes);
-    reply_bulk_cstr(c, "fragmentation");
-    reply_double(c, m.total_frag);
-    reply_bulk_cstr(c, "fragmentation.bytes");
-    reply_int(c, m.total_frag_bytes);
+    reply_fields(c, tail, ntail);
 }
 
 void cmd_memory_doctor(struct cmd_ctx *c) {

@@ -179,6 +179,18 @@ def stop_checked(srv):
     assert not report, report
 
 
+@pytest.fixture(scope="module")
+def ref_port(request):
+    """A module's reference redis-server (plain settings); a module that
+    needs other settings defines its own."""
+    if request.config.getoption("--host"):
+        pytest.skip("needs its own server")
+    with real_redis() as port:
+        if port is None:
+            pytest.skip("redis-server not installed")
+        yield port
+
+
 @pytest.fixture(scope="session")
 def server(request):
     host = request.config.getoption("--host")

@@ -53,7 +53,7 @@ import time
 
 import pytest
 
-from conftest import real_redis, start_server, stop_checked
+from conftest import start_server, stop_checked
 from resp import Error, Map, Push, RespConn, encode, parse_commands
 
 KB = 1024
@@ -93,16 +93,6 @@ def hk_srv(request):
     srv = start_server(request.config.getoption("--server-bin"), threads=2)
     yield srv
     stop_checked(srv)
-
-
-@pytest.fixture(scope="module")
-def ref_port(request):
-    if request.config.getoption("--host"):
-        pytest.skip("needs its own server")
-    with real_redis() as port:
-        if port is None:
-            pytest.skip("redis-server not installed")
-        yield port
 
 
 class Target:
