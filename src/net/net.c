@@ -20,7 +20,8 @@ int net_nonblock(int fd) {
     return fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-int net_listen_tcp(const char *addr, int port, int backlog, int reuseport, char *err, size_t errsize) {
+/* A TCP socket bound to addr:port, listening unless backlog < 0. */
+static int bind_tcp(const char *addr, int port, int backlog, int reuseport, char *err, size_t errsize) {
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
@@ -52,7 +53,7 @@ int net_listen_tcp(const char *addr, int port, int backlog, int reuseport, char 
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (reuseport) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
     if (res->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, backlog) < 0) {
+    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || (backlog >= 0 && listen(fd, backlog) < 0)) {
         snprintf(err, errsize, "%s", strerror(errno));
         close(fd);
         freeaddrinfo(res);
@@ -60,6 +61,17 @@ int net_listen_tcp(const char *addr, int port, int backlog, int reuseport, char 
     }
     freeaddrinfo(res);
     return fd;
+}
+
+int net_listen_tcp(const char *addr, int port, int backlog, int reuseport, char *err, size_t errsize) {
+    return bind_tcp(addr, port, backlog < 0 ? 0 : backlog, reuseport, err, errsize);
+}
+
+int net_bind_probe(const char *addr, int port, char *err, size_t errsize) {
+    int fd = bind_tcp(addr, port, -1, 0, err, errsize);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
 }
 
 int net_listen_unix(const char *path, unsigned perm, int backlog, char *err, size_t errsize) {

@@ -11,6 +11,10 @@
 /* Listen on addr:port; addr "*" is every IPv4 address, "::*" every IPv6
  * one. Returns the fd or -1 with err filled. */
 int net_listen_tcp(const char *addr, int port, int backlog, int reuseport, char *err, size_t errsize);
+/* Whether addr:port can be bound without SO_REUSEPORT (no other socket
+ * listens there): binds and closes, never listening, so no connection can
+ * land in it. 0, or -1 with err filled. */
+int net_bind_probe(const char *addr, int port, char *err, size_t errsize);
 int net_listen_unix(const char *path, unsigned perm, int backlog, char *err, size_t errsize);
 /* Accept one connection (non-blocking); -1 with errno EAGAIN when none. */
 int net_accept(int lfd, char *addr, size_t addrsize, int *is_local);

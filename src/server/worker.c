@@ -891,14 +891,15 @@ static struct lset *lset_open(const char *bind, int port, const struct lset *kee
                      * process listens on (of the same user), splitting its
                      * connections with it: a plain bind first must succeed.
                      * (On a port this server listens on already the plain
-                     * bind would fail against its own sockets.) */
-                    int probe = net_listen_tcp(addr, port, backlog, 0, why, sizeof(why));
-                    if (probe >= 0) {
-                        close(probe);
-                    } else if (optional) {
-                        skip[a] = 1;
-                        continue;
-                    } else {
+                     * bind would fail against its own sockets.) The probe
+                     * is bound, never listening: a client connecting in
+                     * that moment cannot queue on it and be reset when it
+                     * closes. */
+                    if (net_bind_probe(addr, port, why, sizeof(why)) < 0) {
+                        if (optional) {
+                            skip[a] = 1;
+                            continue;
+                        }
                         snprintf(err, errsize, "%s:%d: %s", addr, port, why);
                         lset_free(s, 1);
                         s = NULL;
