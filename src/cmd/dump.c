@@ -26,7 +26,6 @@
 #include "../core/crc64.h"
 #include "../proto/respw.h"
 #include "../server/config.h"
-#include "../server/evict.h"
 #include "../types/rdb.h"
 #include "cmds.h"
 #include "cmdutil.h"
@@ -100,15 +99,6 @@ void cmd_dump(struct cmd_ctx *c) {
 static int restore_deep(const struct cmd_ctx *c) {
     long long mode = CFG(sanitize_dump_payload);
     return mode == SANITIZE_YES || (mode == SANITIZE_CLIENTS && !(c->flags & CTX_REPLAY));
-}
-
-/* The access clock RESTORE ... IDLETIME s gives a key: s seconds before
- * now, on the wrapping 24-bit clock, as Redis computes it (a span longer
- * than the clock wraps the way Redis's does). */
-static uint32_t idle_clock(long long now_ms, long long idle_s) {
-    long long at = (long long)lru_clock(now_ms) - idle_s;
-    if (at < 0) at += LRU_CLOCK_MAX;
-    return (uint32_t)((unsigned long long)at & LRU_CLOCK_MAX);
 }
 
 /* RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f].
@@ -189,11 +179,7 @@ void cmd_restore(struct cmd_ctx *c) {
      * never "overwritten". */
     db_notice(&k, KEV_NEW);
     e = db_put_noticed(&k, e, KEV_RESTORE);
-    if (maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
-        if (freq >= 0) kv_set_clock(e, lfu_clock_with(c->now_ms, (unsigned)freq));
-    } else if (idle >= 0) {
-        kv_set_clock(e, idle_clock(c->now_ms, idle));
-    }
+    kv_clock_restore(e, c->now_ms, idle, freq);
     if (ttl && !absttl) {
         prop_begin(c, c->argc + 1);
         for (int i = 0; i < c->argc; i++) {

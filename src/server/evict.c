@@ -261,20 +261,11 @@ static void gate(int over) {
 
 void evict_turn(struct worker *w) {
     long long maxmem = CFG(maxmemory);
-    if (maxmem <= 0) {
-        if (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM) {
-            set_state(EVICT_OK);
-            gate(0);
-        }
-        return;
-    }
     /* Nothing is evicted while the dataset loads, as in Redis. */
-    if (atomic_load_explicit(&server_loading, memory_order_relaxed)) return;
-    if (counted_used() <= (size_t)maxmem) {
-        if (atomic_load_explicit(&admit_gate, memory_order_relaxed) & ADMIT_GATE_OOM) {
-            set_state(EVICT_OK);
-            gate(0);
-        }
+    if (maxmem > 0 && atomic_load_explicit(&server_loading, memory_order_relaxed)) return;
+    if (maxmem <= 0 || counted_used() <= (size_t)maxmem) {
+        set_state(EVICT_OK);
+        gate(0);
         return;
     }
     gate(evict_perform(w) != EVICT_OK);

@@ -823,41 +823,44 @@ int exec_lock_all_shards(struct cmd_ctx *c) {
     return HK_OK;
 }
 
-int exec_evict_key(struct worker *w, const struct keyref *k, long long now_ms) {
+/* Background work on shard s in w's own context (active expiry,
+ * eviction): its writes reach the journal and the listeners as a
+ * command's do. It never waits for the shard: a busy one (a long script
+ * holds it) is left for later, and sys_enter answers 0. */
+static int sys_enter(struct worker *w, unsigned s, long long now_ms, struct db_sink **saved) {
     struct cmd_ctx *c = &w->sys_ctx;
     c->flags = 0;
     c->now_ms = now_ms;
     c->sink.each = sink_listeners();
-    /* A shard held long (a script) is left for another candidate. */
-    if (!shard_trylock(k->shard)) return 0;
+    if (!shard_trylock(s)) return 0;
     journal_arm(c);
-    struct db_sink *saved = db_sink;
+    *saved = db_sink;
     db_sink = &c->sink;
-    int gone = db_delete_as(k, now_ms, KEV_EVICTED, DB_FREE_EVICT);
+    return 1;
+}
+
+static void sys_leave(struct worker *w, unsigned s, struct db_sink *saved) {
+    struct cmd_ctx *c = &w->sys_ctx;
     db_sink = saved;
-    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, k->shard);
+    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
     block_flush_wakes(w);
-    shard_unlock(k->shard);
+    shard_unlock(s);
+}
+
+int exec_evict_key(struct worker *w, const struct keyref *k, long long now_ms) {
+    struct db_sink *saved;
+    if (!sys_enter(w, k->shard, now_ms, &saved)) return 0;
+    int gone = db_delete_as(k, now_ms, KEV_EVICTED, DB_FREE_EVICT);
+    sys_leave(w, k->shard, saved);
     if (gone) stat_add(&w->stats.evicted_keys, 1);
     return gone;
 }
 
 unsigned exec_active_expire(struct worker *w, unsigned s, long long now_ms, unsigned budget) {
-    struct cmd_ctx *c = &w->sys_ctx;
-    c->flags = 0;
-    c->now_ms = now_ms;
-    c->sink.each = sink_listeners();
-    /* Background work never waits for a shard: a busy one (a long
-     * script holds it) is left for the next pass. */
-    if (!shard_trylock(s)) return 0;
-    journal_arm(c);
-    struct db_sink *saved = db_sink;
-    db_sink = &c->sink;
+    struct db_sink *saved;
+    if (!sys_enter(w, s, now_ms, &saved)) return 0;
     unsigned n = shard_active_expire(s, now_ms, budget);
     n += shard_active_expire_fields(s, now_ms, budget);
-    db_sink = saved;
-    if (c->flags & CTX_JOURNAL) journal_flush(c, NULL, s);
-    block_flush_wakes(w);
-    shard_unlock(s);
+    sys_leave(w, s, saved);
     return n;
 }

@@ -856,13 +856,7 @@ static void link_loaded(int db, struct kv *e, int locked, long long idle_s, int 
     keyref_init(&k, db, kv_key(e), kv_keylen(e));
     if (!locked) shard_lock(k.shard);
     e = db_put(&k, e, KEV_RESTORE);
-    if (maxmem_policy_lfu((int)CFG(maxmemory_policy))) {
-        if (freq >= 0) kv_set_clock(e, lfu_clock_with(now_ms, (unsigned)freq));
-    } else if (idle_s >= 0) {
-        long long at = (long long)lru_clock(now_ms) - idle_s % (LRU_CLOCK_MAX + 1LL);
-        if (at < 0) at += LRU_CLOCK_MAX;
-        kv_set_clock(e, (uint32_t)at & LRU_CLOCK_MAX);
-    }
+    kv_clock_restore(e, now_ms, idle_s, freq);
     if (!locked) shard_unlock(k.shard);
 }
 

@@ -52,6 +52,16 @@ unsigned kv_lfu_freq(const struct kv *e, long long now_ms) {
     return periods >= counter ? 0 : counter - periods;
 }
 
+void kv_clock_restore(struct kv *e, long long now_ms, long long idle_s, long long freq) {
+    if (atomic_load_explicit(&store_lfu, memory_order_relaxed)) {
+        if (freq >= 0) kv_set_clock(e, lfu_clock_with(now_ms, (unsigned)freq));
+    } else if (idle_s >= 0) {
+        long long at = (long long)lru_clock(now_ms) - idle_s;
+        if (at < 0) at += LRU_CLOCK_MAX;
+        kv_set_clock(e, (uint32_t)((unsigned long long)at & LRU_CLOCK_MAX));
+    }
+}
+
 uint32_t kv_clock_new(long long now_ms) {
     if (atomic_load_explicit(&store_lfu, memory_order_relaxed)) return lfu_clock_with(now_ms, LFU_INIT_VAL);
     return lru_clock(now_ms);

@@ -168,8 +168,13 @@ uint32_t kv_clock_new(long long now_ms);
 void kv_clock_touch(struct kv *e, long long now_ms);
 /* The LFU counter after the decay due by now (OBJECT FREQ). */
 unsigned kv_lfu_freq(const struct kv *e, long long now_ms);
-/* An LFU clock holding counter `freq` as of now (RESTORE FREQ). */
+/* An LFU clock holding counter `freq` as of now. */
 uint32_t lfu_clock_with(long long now_ms, unsigned freq);
+/* The clock RESTORE's IDLETIME/FREQ or an RDB file's IDLE/FREQ record
+ * gives e (-1: not given): the one of the kind the policy keeps, as
+ * Redis's objectSetLRUOrLFU; an idle time is seconds before now on the
+ * wrapping 24-bit clock, as Redis computes it. */
+void kv_clock_restore(struct kv *e, long long now_ms, long long idle_s, long long freq);
 
 /* Eviction's view of a shard (the shard held): visit up to n entries of
  * database db drawn at random, a whole chain of a random bucket at a time
