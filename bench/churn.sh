@@ -83,9 +83,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis
 [[ $dur =~ ^[0-9]+$ ]] && [ "$dur" -ge 4 ] || { echo "--seconds must be a whole number, at least 4" >&2; exit 2; }
 if [ -z "$phase" ]; then
     if [ "$dur" -ge 240 ]; then phase=30; else phase=$(( dur / 12 )); fi
@@ -179,12 +177,6 @@ record() {
     R[$1,$2]=$3
 }
 
-# info NAME SECTION FIELD: a field of INFO SECTION, "n/a" when absent.
-info() {
-    local v
-    v=$(lib_cli "$1" INFO "$2" 2>/dev/null | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2; exit }') || true
-    echo "${v:-n/a}"
-}
 num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
 # The sampler: from epoch T0, every second until T0 + SECONDS, one pipelined
@@ -447,8 +439,8 @@ run_one() {
         lib_stop_server "$name"
         return
     fi
-    im=$(info "$name" memory maxmemory)
-    ip=$(info "$name" memory maxmemory_policy)
+    im=$(lib_info "$name" memory maxmemory)
+    ip=$(lib_info "$name" memory maxmemory_policy)
     if { num "$im" && [ "$im" != "$maxmem_bytes" ]; } || { [ "$ip" != n/a ] && [ "$ip" != "$policy" ]; }; then
         record "$s" skipped "skipped: maxmemory unavailable (CONFIG SET answered OK, but INFO says maxmemory:$im maxmemory_policy:$ip)"
         lib_log "$(label_of "$s"): ${R[$s,skipped]}"

@@ -66,9 +66,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis
 [ -x "$RB_BIN" ] || { echo "no redis-benchmark at $RB_BIN (scripts/deps.sh bench)" >&2; exit 1; }
 
 lib_init crosscheck

@@ -89,9 +89,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis
 [ -n "$policies" ] || { echo "no policies" >&2; exit 2; }
 
 maxmem_bytes=$(lib_mem_bytes "$maxmemory") || exit 2
@@ -119,12 +117,6 @@ label_of() {
     esac
 }
 
-# info NAME SECTION FIELD: a field of INFO SECTION, "n/a" when absent.
-info() {
-    local v
-    v=$(lib_cli "$1" INFO "$2" 2>/dev/null | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2; exit }') || true
-    echo "${v:-n/a}"
-}
 
 # Whether $1 is a number; calc EXPR FORMAT A B...: printf FORMAT of the
 # awk expression EXPR over a, b, ... when all are numbers, else "n/a".
@@ -169,8 +161,8 @@ run_one() {
     fi
     # A server may take the setting without acting on it: INFO tells.
     local im ip
-    im=$(info "$name" memory maxmemory)
-    ip=$(info "$name" memory maxmemory_policy)
+    im=$(lib_info "$name" memory maxmemory)
+    ip=$(lib_info "$name" memory maxmemory_policy)
     if { num "$im" && [ "$im" != "$maxmem_bytes" ]; } || { [ "$ip" != n/a ] && [ "$ip" != "$pol" ]; }; then
         record "$s" "$pol" skipped "skipped: maxmemory unavailable (CONFIG SET answered OK, but INFO says maxmemory:$im maxmemory_policy:$ip)"
         lib_log "$(label_of "$s") $pol: ${R[$s,$pol,skipped]}"
@@ -179,7 +171,7 @@ run_one() {
     fi
     lib_cli "$name" CONFIG GET 'maxmemory*' 2>&1 | awk 'NR % 2 { k = $0; next } { print k " " $0 }' \
         > "$RESULTS/$name.maxmemory"
-    record "$s" "$pol" maxmemory "$(info "$name" memory maxmemory)"
+    record "$s" "$pol" maxmemory "$(lib_info "$name" memory maxmemory)"
 
     # Warmup: steps of --warmup-step seconds until keys are evicted (or
     # used_memory reaches 90% of maxmemory, for a server without the
@@ -193,8 +185,8 @@ run_one() {
         json="$RESULTS/raw/$name-warmup$i.json"
         lib_bench "$name" "$json" -d "$step" -P "$warmup_pipeline" --seed "$i" "${workload[@]}" || true
         hr=$(lib_json "$json" miss.hit_ratio)
-        ev=$(info "$name" stats evicted_keys)
-        used=$(info "$name" memory used_memory)
+        ev=$(lib_info "$name" stats evicted_keys)
+        used=$(lib_info "$name" memory used_memory)
         echo "$s,$pol,warmup_step_$i,\"hit_ratio=$hr used_memory=$used evicted_keys=$ev\"" >> "$raw"
         lib_log "$(label_of "$s") $pol warmup $i: hit ratio $hr, used_memory $used, evicted_keys $ev"
         if num "$used" && [ "$used" -gt $((4 * maxmem_bytes)) ]; then
@@ -223,10 +215,10 @@ run_one() {
 
     # Closed loop: the most the server does with --connections connections.
     local ev0 ev1 line
-    ev0=$(info "$name" stats evicted_keys)
+    ev0=$(lib_info "$name" stats evicted_keys)
     json="$RESULTS/raw/$name-closed.json"
     lib_bench "$name" "$json" -d "$dur" --seed 1001 "${workload[@]}" || true
-    ev1=$(info "$name" stats evicted_keys)
+    ev1=$(lib_info "$name" stats evicted_keys)
     line=$(lib_json "$json" miss.hit_ratio achieved_rate miss.rate per_template.0.latency_us.p50 \
                per_template.0.latency_us.p99 miss.latency_us.p99 errors miss.errors duration_s)
     local hrc get_rps set_rps gp50 gp99 sp99 gerr serr win
@@ -262,10 +254,10 @@ run_one() {
 
     # The state at the end.
     local mm dbs
-    used=$(info "$name" memory used_memory)
-    mm=$(info "$name" memory maxmemory)
+    used=$(lib_info "$name" memory used_memory)
+    mm=$(lib_info "$name" memory maxmemory)
     dbs=$(lib_cli "$name" DBSIZE 2>/dev/null | tr -d '\r') || dbs=n/a
-    record "$s" "$pol" evicted_keys "$(info "$name" stats evicted_keys)"
+    record "$s" "$pol" evicted_keys "$(lib_info "$name" stats evicted_keys)"
     record "$s" "$pol" used_memory_mib "$(calc 'a / 1048576' '%.1f' "$used")"
     record "$s" "$pol" used_over_max "$(calc 'b > 0 ? a / b : "n/a"' '%.3f' "$used" "$mm")"
     record "$s" "$pol" keys_held "$dbs"

@@ -78,9 +78,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis|redis-io) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis redis-io
 [ -n "$redis_io_cpus" ] || redis_io_cpus=$SERVER_CPUS
 for w in $workloads; do
     case $w in get|mix) ;; *) echo "unknown workload $w" >&2; exit 2 ;; esac

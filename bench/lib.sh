@@ -261,6 +261,25 @@ EOF
 }
 
 # Median of the numbers on stdin ("n/a" when none).
+# lib_check_servers ALLOWED... : exit 2 unless every name in $servers is
+# one of ALLOWED.
+lib_check_servers() {
+    local s a ok
+    for s in $servers; do
+        ok=0
+        for a in "$@"; do [ "$s" = "$a" ] && ok=1; done
+        [ "$ok" = 1 ] || { echo "unknown server $s" >&2; exit 2; }
+    done
+}
+
+# lib_info NAME SECTION FIELD: a field of the server's INFO SECTION, "n/a"
+# when absent.
+lib_info() {
+    local v
+    v=$(lib_cli "$1" INFO "$2" 2>/dev/null | tr -d '\r' | awk -F: -v f="$3" '$1 == f { print $2; exit }') || true
+    echo "${v:-n/a}"
+}
+
 # lib_mem_bytes SIZE: bytes of a memory size in Redis's units (k = 1000,
 # kb = 1024, m, mb, g, gb; case-insensitive); fails on anything else.
 lib_mem_bytes() {

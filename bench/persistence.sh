@@ -86,9 +86,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis
 for p in $parts; do
     case $p in save|load|aof) ;; *) echo "unknown part $p" >&2; exit 2 ;; esac
 done

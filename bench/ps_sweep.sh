@@ -83,9 +83,7 @@ while [ $# -gt 0 ]; do
            else echo "unknown option: $1" >&2; usage >&2; exit 2; fi ;;
     esac
 done
-for s in $servers; do
-    case $s in hotkv|redis|redis-io) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis redis-io
 [ -n "$redis_io_cpus" ] || redis_io_cpus=$SERVER_CPUS
 [ -n "$hotkv_threads" ] || hotkv_threads=$(lib_cpu_count "$SERVER_CPUS")
 case $channels in per-subscriber|[1-9]*) ;; *) echo "bad --channels $channels" >&2; exit 2 ;; esac

@@ -83,9 +83,7 @@ done
 for c in $commands; do
     [[ " $ALL_COMMANDS " == *" $c "* ]] || { echo "unknown command $c" >&2; exit 2; }
 done
-for s in $servers; do
-    case $s in hotkv|redis) ;; *) echo "unknown server $s" >&2; exit 2 ;; esac
-done
+lib_check_servers hotkv redis
 
 lib_init throughput
 members=$(( 2 * coll_len ))
