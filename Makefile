@@ -72,7 +72,7 @@ TYPES_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TYPES_SRC))
 SERVER_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SERVER_SRC))
 APP_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(APP_SRC))
 MAIN_OBJ := $(BUILD)/obj/app/main.o
-CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist util vexpr xxh3
+CORE_TESTS := geohash hnsw htable intset listpack lualibs lzf rdbstr reply resp skiplist slab util vexpr xxh3
 TYPES_TESTS := hashval listval quicklist rdb rdb_types setval stream strval vsetval zsetval
 # The objects a unit test links: its layer and the layers below.
 test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES_TESTS)),$(CORE_OBJ) $(TYPES_OBJ),\

@@ -55,11 +55,11 @@ static void digest_dataset(struct cmd_ctx *c, void *arg) {
         uint32_t id = htonl((uint32_t)db);
         dg_mix(final, &id, sizeof(id));
         for (unsigned s = 0; s < ks.nshards; s++) {
-            struct ht_iter it;
-            ht_iter_init(&it, &ks.shards[s].tables[db]);
-            for (struct hnode *h; (h = ht_iter_next(&it));) {
+            struct kt_iter it;
+            kt_iter_init(&it, &ks.shards[s].tables[db]);
+            for (struct kv *e; (e = kt_iter_next(&it));) {
                 unsigned char d[20];
-                kv_digest((const struct kv *)h, d);
+                kv_digest(e, d);
                 dg_xor(final, d, 20);
             }
         }

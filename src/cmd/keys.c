@@ -339,7 +339,7 @@ void cmd_scan(struct cmd_ctx *c) {
     int done = 0;
     for (;;) {
         exec_shard_enter(c, shard);
-        struct htable *t = &ks.shards[shard].tables[c->db];
+        struct ktable *t = &ks.shards[shard].tables[c->db];
         if (t->count) {
             do {
                 bc = shard_scan(shard, c->db, bc, scan_visit, &x);
@@ -385,16 +385,15 @@ void cmd_scan(struct cmd_ctx *c) {
 /* With shard s locked: reply a random live key of db and return 1, or
  * return 0 when the shard has none. */
 static int randomkey_in_shard(struct cmd_ctx *c, unsigned s) {
-    struct htable *t = &ks.shards[s].tables[c->db];
+    struct ktable *t = &ks.shards[s].tables[c->db];
     while (t->count) {
-        struct hnode *head = ht_random_bucket(t, hk_rand64());
+        struct kv *head = kt_random_bucket(t, hk_rand64());
         if (!head) return 0;
         unsigned len = 0;
-        for (struct hnode *n = head; n; n = n->next) len++;
+        for (struct kv *n = head; n; n = kt_next(n)) len++;
         unsigned pick = (unsigned)(hk_rand64() % len);
-        struct hnode *n = head;
-        while (pick--) n = n->next;
-        struct kv *e = (struct kv *)n;
+        struct kv *e = head;
+        while (pick--) e = kt_next(e);
         /* An expired key met on the way is deleted (the loop then ends:
          * each round answers or shrinks the table), unless expiry is off
          * (a journal being applied): then it is answered, as a Redis

@@ -35,7 +35,7 @@ long long strval_max_len(void) {
 
 struct rawstr *strval_unshare(const struct keyref *k, struct kv **ep, size_t reserve) {
     struct kv *e = *ep;
-    if (kv_enc(e) == ENC_RAW) {
+    if (kv_enc(e) == ENC_RAW && !kv_raw_inline(e)) {
         struct rawstr *s = kv_ptr(e);
         if (reserve > s->cap) {
             s = rawstr_reserve(s, reserve);
@@ -65,7 +65,7 @@ struct kv *strval_new_zeroed(const struct keyref *k, size_t len, struct rawstr *
 }
 
 struct kv *strval_new_noint(const char *key, size_t klen, const char *p, size_t len, long long expire) {
-    if (len > KV_EMBSTR_MAX) return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(p, len, len), expire);
+    if (len > KV_EMBSTR_MAX) return kv_new_raw(key, klen, p, len, expire);
     return kv_new_embstr(key, klen, p, len, expire);
 }
 

@@ -67,6 +67,8 @@ static inline void account(long long delta) {
     }
 }
 
+void hk_account(long long delta) { account(delta); }
+
 static void oom(size_t size) {
     fprintf(stderr, "hotkv: out of memory allocating %zu bytes\n", size);
     fflush(stderr);

@@ -22,6 +22,10 @@ size_t hk_usable_size(void *ptr);
  * that size would be. */
 size_t hk_good_size(size_t size);
 
+/* Count `delta` bytes allocated (or, negative, freed) by another
+ * allocator of HotKV's in the calling thread's slot (src/core/slab.h). */
+void hk_account(long long delta);
+
 /* Bytes currently allocated through this wrapper, summed over all threads. */
 size_t hk_used_memory(void);
 /* The calling thread's slot: what it allocated minus what it freed (of

@@ -157,16 +157,15 @@ void clientmem_recount(struct worker *w) {
     for (struct client *c = w->clients; c; c = c->next) clientmem_update(c);
 }
 
-void clientmem_cron(struct worker *w) {
-    if (w->cm.limit) {
-        clientmem_recount(w);
-        return;
-    }
+void clientmem_cron_one(struct worker *w, struct client *c, size_t *sum) {
+    if (w->cm.limit) clientmem_update(c);
+    else *sum += client_mem_usage(c);
+}
+
+void clientmem_cron_done(struct worker *w, size_t sum) {
     /* Off: the sum is still published, from here (INFO's
      * mem_clients_normal), as Redis tracks it in its cron. */
-    size_t n = 0;
-    for (struct client *c = w->clients; c; c = c->next) n += client_mem_usage(c);
-    atomic_store_explicit(&w->cm.off_sum, n, memory_order_relaxed);
+    if (!w->cm.limit) atomic_store_explicit(&w->cm.off_sum, sum, memory_order_relaxed);
 }
 
 size_t clientmem_total(void) {

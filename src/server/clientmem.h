@@ -65,9 +65,12 @@ static inline void clientmem_maybe_check(struct worker *w) {
 /* Every connection of w counted afresh (the cron): catches changes no
  * update site saw. */
 void clientmem_recount(struct worker *w);
-/* The cron's part: with the limit on, the recount; with it off, the sum
- * of w's connections published apart (`cm.off_sum`), for INFO only. */
-void clientmem_cron(struct worker *w);
+/* The cron's part, inside its one walk of w's connections: for each
+ * connection that stays, clientmem_cron_one (with the limit on, the
+ * recount; with it off, adding to *sum), then clientmem_cron_done, which
+ * publishes the sum apart (`cm.off_sum`, for INFO only) when off. */
+void clientmem_cron_one(struct worker *w, struct client *c, size_t *sum);
+void clientmem_cron_done(struct worker *w, size_t sum);
 /* Every worker's published sum: the memory of the normal connections as
  * of each worker's last cron or count (INFO mem_clients_normal, MEMORY
  * STATS clients.normal). Any thread. */

@@ -30,7 +30,7 @@ struct flush_job {
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    struct hnode *head, **tail;
+    slab_h head, *tail; /* entries, chained through their table link */
     struct flush_job *fhead, **ftail;
     int stop;
     pthread_t thread;
@@ -56,18 +56,18 @@ static void *lazyfree_main(void *arg) {
     for (;;) {
         while (!lf.head && !lf.fhead && !lf.stop) pthread_cond_wait(&lf.cond, &lf.lock);
         if (!lf.head && !lf.fhead) break; /* stopping, and nothing left */
-        struct hnode *n = lf.head;
+        slab_h n = lf.head;
         struct flush_job *j = lf.fhead;
-        lf.head = NULL;
+        lf.head = 0;
         lf.tail = &lf.head;
         lf.fhead = NULL;
         lf.ftail = &lf.fhead;
         pthread_mutex_unlock(&lf.lock);
         while (n) {
-            struct hnode *next = n->next;
-            kv_free((struct kv *)n);
+            struct kv *e = slab_ptr(n);
+            n = e->next;
+            kv_free(e);
             count_freed(1);
-            n = next;
         }
         while (j) {
             struct flush_job *next = j->next;
@@ -103,10 +103,10 @@ static int lazy_for(int why) {
 static int free_hook(struct kv *e, int why) {
     if (!lazy_for(why) || kv_free_effort(e) <= LAZYFREE_THRESHOLD) return 0;
     atomic_fetch_add_explicit(&pending_objects, 1, memory_order_relaxed);
-    e->node.next = NULL;
+    e->next = 0;
     pthread_mutex_lock(&lf.lock);
-    *lf.tail = &e->node;
-    lf.tail = &e->node.next;
+    *lf.tail = slab_handle(e);
+    lf.tail = &e->next;
     pthread_cond_signal(&lf.cond);
     pthread_mutex_unlock(&lf.lock);
     return 1;

@@ -54,9 +54,9 @@ void memstats_get(struct mem_overhead *m, int locked) {
         unsigned long long keys = dkeys[d];
         if (!keys) continue;
         m->keys += keys;
-        /* MEMORY USAGE counts one bucket pointer with each key: what the
+        /* MEMORY USAGE counts one bucket handle with each key: what the
          * arrays hold beyond that is the table's overhead. */
-        size_t t = dbytes[d], share = (size_t)keys * sizeof(void *);
+        size_t t = dbytes[d], share = (size_t)keys * sizeof(slab_h);
         t = t > share ? t - share : 0;
         sum += t;
         if (m->ndbs < MEMSTATS_MAX_DB) {

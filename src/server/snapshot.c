@@ -281,9 +281,9 @@ static void snap_drain(void) {
             struct hk_buf tmp = {0};
             struct rdb_out o = {&tmp, j->version, j->compress};
             struct visit_ctx v = {j, &o, d, 0};
-            struct ht_iter it;
-            ht_iter_init(&it, &ks.shards[s].tables[d]);
-            for (struct hnode *n; (n = ht_iter_next(&it));) visit((struct kv *)n, &v);
+            struct kt_iter it;
+            kt_iter_init(&it, &ks.shards[s].tables[d]);
+            for (struct kv *e; (e = kt_iter_next(&it));) visit(e, &v);
             if (tmp.len) {
                 ss->db = -1;
                 atomic_fetch_add_explicit(&snap_status.side_bytes, tmp.len, memory_order_relaxed);

@@ -593,6 +593,7 @@ static void clients_cron(struct worker *w) {
     int reset_peak = w->now_ms - w->rbuf_peak_reset_ms >= 5000;
     if (reset_peak) w->rbuf_peak_reset_ms = w->now_ms;
     struct client *c = w->clients;
+    size_t cm_sum = 0;
     while (c) {
         struct client *next = c->next;
         int kill = 0;
@@ -608,9 +609,10 @@ static void clients_cron(struct worker *w) {
         /* Give back the query buffer of a connection that went quiet. */
         if (!kill && c->qbuf && c->qpos == c->qlen && w->now_ms - c->last_ms > 2000) qbuf_drop(c);
         if (kill) client_close(c);
+        else clientmem_cron_one(w, c, &cm_sum);
         c = next;
     }
-    clientmem_cron(w);
+    clientmem_cron_done(w, cm_sum);
 }
 
 static void expire_cron(struct worker *w) {

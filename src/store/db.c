@@ -87,7 +87,7 @@ unsigned shard_sample(unsigned si, int db, int volatile_only, unsigned n, void (
                       void *ctx) {
     HK_ASSERT_HELD(si);
     struct shard *s = &ks.shards[si];
-    struct htable *t = &s->tables[db];
+    struct ktable *t = &s->tables[db];
     if (!t->count || !n || (volatile_only && !s->nexpires[db])) return 0;
     /* Never more than the database holds (draws repeat entries). */
     uint64_t have = volatile_only ? s->nexpires[db] : t->count;
@@ -96,9 +96,8 @@ unsigned shard_sample(unsigned si, int db, int volatile_only, unsigned n, void (
     /* Empty draws and chains of keys without a TTL cost tries, so a
      * database of few volatile keys cannot hold the caller long. */
     for (unsigned long long tries = (unsigned long long)n * (volatile_only ? 10 : 2); seen < n && tries; tries--) {
-        struct hnode *h = ht_random_bucket(t, hk_rand64());
-        for (; h && seen < n; h = h->next) {
-            struct kv *e = (struct kv *)h;
+        struct kv *e = kt_random_bucket(t, hk_rand64());
+        for (; e && seen < n; e = kt_next(e)) {
             if (volatile_only && !kv_has_expire(e)) continue;
             fn(e, ctx);
             seen++;
@@ -108,9 +107,8 @@ unsigned shard_sample(unsigned si, int db, int volatile_only, unsigned n, void (
 }
 
 
-static uint64_t kv_rehash(const struct hnode *n, void *ctx) {
+static uint64_t kv_rehash(const struct kv *e, void *ctx) {
     (void)ctx;
-    const struct kv *e = (const struct kv *)n;
     return hk_hash(kv_key(e), kv_keylen(e));
 }
 
@@ -131,7 +129,7 @@ void ks_init(int ndb, unsigned nshards) {
 #endif
         pthread_mutex_init(&s->lock, &a);
         pthread_mutexattr_destroy(&a);
-        s->tables = hk_calloc((size_t)ndb, sizeof(struct htable));
+        s->tables = hk_calloc((size_t)ndb, sizeof(struct ktable));
         s->nexpires = hk_calloc((size_t)ndb, sizeof(uint64_t));
     }
 }
@@ -276,26 +274,25 @@ void shard_unlock(unsigned s) {
     pthread_mutex_unlock(&ks.shards[s].lock);
 }
 
-static inline struct htable *table_of(const struct keyref *k) { return &ks.shards[k->shard].tables[k->db]; }
+static inline struct ktable *table_of(const struct keyref *k) { return &ks.shards[k->shard].tables[k->db]; }
 
-static inline int key_match(const struct hnode *n, const void *key) {
-    const struct kv *e = (const struct kv *)n;
+static inline int key_match(const struct kv *e, const void *key) {
     const struct keyref *k = key;
     return kv_keylen(e) == k->klen && memcmp(kv_key(e), k->key, k->klen) == 0;
 }
 
 /* Link pointing at the entry for k, or NULL. */
-static inline struct hnode **find_link(const struct keyref *k) {
+static inline slab_h *find_link(const struct keyref *k) {
     HK_ASSERT_HELD(k->shard);
-    return ht_find_link(table_of(k), k->hash, key_match, k);
+    return kt_find_link(table_of(k), k->hash, key_match, k);
 }
 
-static void unlink_entry(const struct keyref *k, struct hnode **link) {
-    struct kv *e = (struct kv *)*link;
+static void unlink_entry(const struct keyref *k, slab_h *link) {
+    struct kv *e = slab_ptr(*link);
     struct shard *s = &ks.shards[k->shard];
     if (kv_has_expire(e)) s->nexpires[k->db]--;
     if (kv_hfe(e)) hfe_untrack(k);
-    ht_unlink(&s->tables[k->db], link);
+    kt_unlink(&s->tables[k->db], link);
 }
 
 uint32_t db_snap_mark;
@@ -303,10 +300,10 @@ void (*db_snap_hook)(const struct keyref *k, struct kv *e);
 void (*db_snap_drain)(void);
 
 struct kv *db_peek_still(const struct keyref *k) {
-    struct htable *t = table_of(k);
+    struct ktable *t = table_of(k);
     if (!t->buckets) return NULL;
-    for (struct hnode *n = *ht_slot(t, k->hash); n; n = n->next)
-        if (key_match(n, k)) return (struct kv *)n;
+    for (slab_h l = *kt_slot(t, k->hash); l; l = ((struct kv *)slab_ptr(l))->next)
+        if (key_match(slab_ptr(l), k)) return slab_ptr(l);
     return NULL;
 }
 
@@ -357,9 +354,9 @@ static void db_written_all(int ev) {
 }
 
 struct kv *db_find(const struct keyref *k, long long now_ms) {
-    struct hnode **link = find_link(k);
+    slab_h *link = find_link(k);
     if (!link) return NULL;
-    struct kv *e = (struct kv *)*link;
+    struct kv *e = slab_ptr(*link);
     if (kv_has_expire(e) && kv_expire(e) <= now_ms && !store_no_expire) {
         /* Reported before it goes: a consumer may still read the entry. */
         db_written(k, KEV_EXPIRED);
@@ -374,17 +371,17 @@ struct kv *db_find(const struct keyref *k, long long now_ms) {
 }
 
 struct kv *db_peek(const struct keyref *k) {
-    struct hnode **link = find_link(k);
-    return link ? (struct kv *)*link : NULL;
+    slab_h *link = find_link(k);
+    return link ? slab_ptr(*link) : NULL;
 }
 
 /* The entry of k in its (locked) table if the table is not rehashing,
  * without side effects; db_prefetch's last step. */
 static const struct kv *peek_entry(const struct keyref *k) {
-    struct htable *t = table_of(k);
+    struct ktable *t = table_of(k);
     if (t->old || !t->buckets) return NULL;
-    for (struct hnode *n = t->buckets[k->hash & t->mask]; n; n = n->next)
-        if (key_match(n, k)) return (const struct kv *)n;
+    for (slab_h l = t->buckets[k->hash & t->mask]; l; l = ((struct kv *)slab_ptr(l))->next)
+        if (key_match(slab_ptr(l), k)) return slab_ptr(l);
     return NULL;
 }
 
@@ -398,7 +395,7 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
      * lookups take the slow path anyway). */
     for (int i = 0; i < n; i++) {
         if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
-        struct htable *t = table_of(&k[i]);
+        struct ktable *t = table_of(&k[i]);
         if (!t->old && t->buckets) __builtin_prefetch(&t->buckets[k[i].hash & t->mask], 0);
         if (!locked) shard_unlock(k[i].shard);
     }
@@ -407,10 +404,11 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
      * by the lookup (access clock), hence the write hint. */
     for (int i = 0; i < n; i++) {
         if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
-        struct htable *t = table_of(&k[i]);
+        struct ktable *t = table_of(&k[i]);
         if (!t->old && t->buckets) {
-            struct hnode *h = t->buckets[k[i].hash & t->mask];
-            if (h) {
+            slab_h l = t->buckets[k[i].hash & t->mask];
+            if (l) {
+                const void *h = slab_ptr(l);
                 __builtin_prefetch(h, 1);
                 __builtin_prefetch((const char *)h + 64, 1);
             }
@@ -422,7 +420,7 @@ void db_prefetch(const struct keyref *k, int n, int locked) {
     for (int i = 0; i < n; i++) {
         if (!locked && !shard_trylock(k[i].shard)) continue; /* a hint: never wait for it */
         const struct kv *e = peek_entry(&k[i]);
-        if (e && kv_enc(e) != ENC_INT && kv_enc(e) != ENC_EMBSTR) __builtin_prefetch(kv_ptr(e), 1);
+        if (e && kv_enc(e) != ENC_INT && kv_enc(e) != ENC_EMBSTR && !kv_raw_inline(e)) __builtin_prefetch(kv_ptr(e), 1);
         if (!locked) shard_unlock(k[i].shard);
     }
 }
@@ -489,28 +487,28 @@ static int expire_stale(const struct keyref *k, const struct kv *old) {
 
 static struct kv *put_entry(const struct keyref *k, struct kv *e, int ev, int noticed) {
     struct shard *s = &ks.shards[k->shard];
-    struct htable *t = &s->tables[k->db];
-    struct hnode **link = find_link(k);
-    if (link && expire_stale(k, (const struct kv *)*link)) link = NULL;
+    struct ktable *t = &s->tables[k->db];
+    slab_h *link = find_link(k);
+    if (link && expire_stale(k, slab_ptr(*link))) link = NULL;
     if (__builtin_expect(db_sink != NULL && db_sink->each, 0))
-        put_notices(k, link ? (const struct kv *)*link : NULL, e, ev, noticed);
+        put_notices(k, link ? slab_ptr(*link) : NULL, e, ev, noticed);
     /* The hook leaves the table alone: the link stays good. */
     db_written(k, ev);
     HK_ASSERT(find_link(k) == link);
     kv_set_clock(e, kv_clock_new(store_now_ms));
     kv_set_snap(e, db_snap_mark);
     if (link) {
-        struct kv *old = (struct kv *)*link;
+        struct kv *old = slab_ptr(*link);
         /* An overwrite keeps the access counter under LFU, as Redis's
          * does: the key is the same key, used as often as before. */
         if (atomic_load_explicit(&store_lfu, memory_order_relaxed)) kv_set_clock(e, kv_clock(old));
         if (kv_has_expire(old)) s->nexpires[k->db]--;
         if (kv_hfe(old) && !kv_hfe(e)) hfe_untrack(k);
-        e->node.next = old->node.next;
-        *link = &e->node;
+        e->next = old->next;
+        *link = slab_handle(e);
         db_free_entry(old, DB_FREE_SERVER_DEL);
     } else {
-        ht_insert(t, &e->node, k->hash, kv_rehash, NULL);
+        kt_insert(t, e, k->hash, kv_rehash, NULL);
     }
     if (kv_has_expire(e)) s->nexpires[k->db]++;
     if (kv_hfe(e)) hfe_track(k);
@@ -522,9 +520,9 @@ struct kv *db_put(const struct keyref *k, struct kv *e, int ev) { return put_ent
 struct kv *db_put_noticed(const struct keyref *k, struct kv *e, int ev) { return put_entry(k, e, ev, 1); }
 
 struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long long expire, int ev) {
-    struct hnode **link = find_link(k);
-    if (link && !expire_stale(k, (const struct kv *)*link)) {
-        struct kv *e = (struct kv *)*link;
+    slab_h *link = find_link(k);
+    if (link && !expire_stale(k, slab_ptr(*link))) {
+        struct kv *e = slab_ptr(*link);
         long long iv;
         if (kv_same_shape_str(e, val, vlen, expire, &iv)) {
             if (__builtin_expect(db_sink != NULL && db_sink->each, 0) && sets_whole_value(ev))
@@ -541,10 +539,10 @@ struct kv *db_put_str(const struct keyref *k, const char *val, size_t vlen, long
 struct kv *db_take(const struct keyref *k, long long now_ms, int ev) {
     if (!db_find(k, now_ms)) return NULL;
     db_written(k, ev);
-    struct hnode **link = find_link(k);
-    struct kv *e = (struct kv *)*link;
+    slab_h *link = find_link(k);
+    struct kv *e = slab_ptr(*link);
     unlink_entry(k, link);
-    ht_maybe_shrink(table_of(k), kv_rehash, NULL);
+    kt_maybe_shrink(table_of(k), kv_rehash, NULL);
     return e;
 }
 
@@ -567,13 +565,13 @@ struct kv *db_set_expire(const struct keyref *k, struct kv *e, long long when_ms
         kv_set_expire_field(e, when_ms);
         return e;
     }
-    struct hnode **link = find_link(k);
-    while (*link != &e->node) link = &(*link)->next;
-    struct hnode *next = e->node.next;
+    slab_h *link = find_link(k);
+    while (*link != slab_handle(e)) link = &((struct kv *)slab_ptr(*link))->next;
+    slab_h next = e->next;
     int had = kv_has_expire(e);
     struct kv *n = kv_with_expire(e, when_ms);
-    n->node.next = next;
-    *link = &n->node;
+    n->next = next;
+    *link = slab_handle(n);
     if (had) s->nexpires[k->db]--;
     if (kv_has_expire(n)) s->nexpires[k->db]++;
     return n;
@@ -600,7 +598,7 @@ void ks_table_usage(int locked, unsigned long long *keys, size_t *table_bytes) {
         HK_ASSERT_HELD(i);
         for (int d = 0; d < ks.ndb; d++) {
             keys[d] += ks.shards[i].tables[d].count;
-            table_bytes[d] += ht_overhead(&ks.shards[i].tables[d]);
+            table_bytes[d] += kt_overhead(&ks.shards[i].tables[d]);
         }
         if (!locked) shard_unlock(i);
     }
@@ -608,18 +606,18 @@ void ks_table_usage(int locked, unsigned long long *keys, size_t *table_bytes) {
 
 struct flushed {
     size_t n;
-    struct htable tables[];
+    struct ktable tables[];
 };
 
 /* wk_touch_db callback: does the watched key hold a value in the table
  * about to be flushed (or in either table of a swap)? */
 struct exists_ctx {
-    struct htable *t1, *t2;
+    struct ktable *t1, *t2;
 };
 
-static int key_in(struct htable *t, const struct wkey *wk) {
+static int key_in(struct ktable *t, const struct wkey *wk) {
     struct keyref k = {.db = wk->db, .key = wk->key, .klen = wk->klen, .hash = wk->hash};
-    return ht_find_link(t, wk->hash, key_match, &k) != NULL;
+    return kt_find_link(t, wk->hash, key_match, &k) != NULL;
 }
 
 static int wkey_exists(const struct wkey *wk, void *arg) {
@@ -630,7 +628,7 @@ static int wkey_exists(const struct wkey *wk, void *arg) {
 struct flushed *ks_flush(int db) {
     int first = db < 0 ? 0 : db, last = db < 0 ? ks.ndb - 1 : db;
     size_t per = (size_t)(last - first + 1);
-    struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct htable));
+    struct flushed *f = hk_malloc(sizeof(*f) + per * ks.nshards * sizeof(struct ktable));
     f->n = 0;
     if (db_snap_drain) db_snap_drain();
     db_written_all(KEV_FLUSH);
@@ -642,7 +640,7 @@ struct flushed *ks_flush(int db) {
             struct exists_ctx x = {&s->tables[d], NULL};
             wk_touch_db(s, d, 0, wkey_exists, &x);
             if (s->tables[d].count || s->tables[d].buckets) f->tables[f->n++] = s->tables[d];
-            ht_init(&s->tables[d]);
+            kt_init(&s->tables[d]);
             s->nexpires[d] = 0;
             hfe_flush_db(s, d);
         }
@@ -654,9 +652,9 @@ struct flushed *ks_flush(int db) {
     return f;
 }
 
-static void free_entry(struct hnode *n, void *ctx) {
+static void free_entry(struct kv *e, void *ctx) {
     (void)ctx;
-    kv_free((struct kv *)n);
+    kv_free(e);
 }
 
 unsigned long long ks_flushed_keys(const struct flushed *f) {
@@ -667,8 +665,8 @@ unsigned long long ks_flushed_keys(const struct flushed *f) {
 
 void ks_flushed_free(struct flushed *f) {
     for (size_t i = 0; i < f->n; i++) {
-        struct htable *t = &f->tables[i];
-        ht_drain(t, free_entry, NULL);
+        struct ktable *t = &f->tables[i];
+        kt_drain(t, free_entry, NULL);
     }
     hk_free(f);
 }
@@ -687,7 +685,7 @@ void ks_swapdb(int a, int b) {
         struct exists_ctx x = {&s->tables[a], &s->tables[b]};
         wk_touch_db(s, a, 1, wkey_exists, &x);
         wk_touch_db(s, b, 1, wkey_exists, &x);
-        struct htable t = s->tables[a];
+        struct ktable t = s->tables[a];
         s->tables[a] = s->tables[b];
         s->tables[b] = t;
         uint64_t n = s->nexpires[a];
@@ -697,19 +695,8 @@ void ks_swapdb(int a, int b) {
     }
 }
 
-struct scan_adapter {
-    void (*fn)(struct kv *e, void *ctx);
-    void *ctx;
-};
-
-static void scan_visit(struct hnode *n, void *ctx) {
-    struct scan_adapter *a = ctx;
-    a->fn((struct kv *)n, a->ctx);
-}
-
 uint64_t shard_scan(unsigned s, int db, uint64_t cursor, void (*fn)(struct kv *e, void *ctx), void *ctx) {
-    struct scan_adapter a = {fn, ctx};
-    return ht_scan(&ks.shards[s].tables[db], cursor, scan_visit, &a);
+    return kt_scan(&ks.shards[s].tables[db], cursor, fn, ctx);
 }
 
 struct reap_ctx {
@@ -720,11 +707,10 @@ struct reap_ctx {
     unsigned expired;
 };
 
-/* ht_scan_reap callback of active expiry: count the visit against the
+/* kt_scan_reap callback of active expiry: count the visit against the
  * budget; report, free and unlink an expired entry. */
-static int reap_expired(struct hnode *n, void *ctx) {
+static int reap_expired(struct kv *e, void *ctx) {
     struct reap_ctx *rc = ctx;
-    struct kv *e = (struct kv *)n;
     rc->budget = rc->budget ? rc->budget - 1 : 0;
     if (!kv_has_expire(e) || kv_expire(e) > rc->now_ms) return 0;
     struct keyref k = {.db = rc->db, .shard = rc->shard, .key = kv_key(e), .klen = kv_keylen(e)};
@@ -742,7 +728,7 @@ unsigned shard_active_expire(unsigned si, long long now_ms, unsigned budget) {
     unsigned expired = 0;
     for (int tries = 0; tries < ks.ndb && budget; tries++) {
         int d = s->expire_db;
-        struct htable *t = &s->tables[d];
+        struct ktable *t = &s->tables[d];
         if (!s->nexpires[d] || !t->buckets) {
             s->expire_db = (d + 1) % ks.ndb;
             s->expire_cursor = 0;
@@ -752,7 +738,7 @@ unsigned shard_active_expire(unsigned si, long long now_ms, unsigned budget) {
         struct reap_ctx rc = {si, d, now_ms, budget, 0};
         do {
             /* A scan cursor, so a resize or rehash in between loses nothing. */
-            cur = ht_scan_reap(t, cur, reap_expired, &rc);
+            cur = kt_scan_reap(t, cur, reap_expired, &rc);
         } while (cur != 0 && rc.budget);
         budget = rc.budget;
         unsigned expired_here = rc.expired;
@@ -761,7 +747,7 @@ unsigned shard_active_expire(unsigned si, long long now_ms, unsigned budget) {
         if (cur == 0) s->expire_db = (d + 1) % ks.ndb;
         /* Shrink the table the keys left (expire_db may have moved on);
          * the cursor stays valid across a resize. */
-        if (expired_here) ht_maybe_shrink(t, kv_rehash, NULL);
+        if (expired_here) kt_maybe_shrink(t, kv_rehash, NULL);
         expired += expired_here;
     }
     if (expired) {

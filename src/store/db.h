@@ -25,6 +25,7 @@
 
 #include "../core/htable.h"
 #include "../types/kv.h"
+#include "ktable.h"
 #include "events.h"
 
 #include <pthread.h>
@@ -33,7 +34,7 @@
 
 struct shard {
     pthread_mutex_t lock;
-    struct htable *tables;   /* one per database */
+    struct ktable *tables;   /* one per database */
     uint64_t *nexpires;      /* keys with a TTL, per database */
     uint64_t expire_cursor;  /* active expire progress in expire_db */
     int expire_db;

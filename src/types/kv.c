@@ -22,13 +22,17 @@ static const struct type_ops *ops_of(const struct kv *e) {
 }
 
 static size_t header_size(size_t klen, long long expire) {
-    return offsetof(struct kv, data) + (expire >= 0 ? 8 : 0) + (klen >= 255 ? 4 : 0) + klen;
+    return offsetof(struct kv, data) + (expire >= 0 ? 8 : 0) + (klen >= 255 ? 4 + sizeof(char *) : klen);
 }
 
 struct kv *kv_new(const char *key, size_t klen, int type, int enc, long long expire, size_t vsize) {
     size_t hs = header_size(klen, expire);
-    struct kv *e = hk_malloc(hs + vsize);
-    e->node.next = NULL;
+    struct kv *e = slab_alloc(hs + vsize);
+    if (!e) {
+        fprintf(stderr, "hotkv: the keyspace's address range is exhausted\n");
+        abort();
+    }
+    e->next = 0;
     e->meta = ((uint32_t)enc << 28) | ((uint32_t)type << 24);
     e->flags = 0;
     unsigned char *p = e->data;
@@ -39,14 +43,16 @@ struct kv *kv_new(const char *key, size_t klen, int type, int enc, long long exp
     }
     if (klen >= 255) {
         uint32_t l = (uint32_t)klen;
+        char *k = hk_malloc(klen);
+        memcpy(k, key, klen);
         e->flags |= KV_F_BIGKEY;
         e->klen = 255;
         memcpy(p, &l, 4);
-        p += 4;
+        memcpy(p + 4, &k, sizeof(k));
     } else {
         e->klen = (uint8_t)klen;
+        memcpy(p, key, klen);
     }
-    memcpy(p, key, klen);
     return e;
 }
 
@@ -92,6 +98,21 @@ struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t v
     return e;
 }
 
+/* Whether a raw string of vlen bytes for this key fits in the entry. */
+static int raw_fits(size_t klen, size_t vlen, long long expire) {
+    return header_size(klen, expire) + 4 + vlen <= SLAB_MAX;
+}
+
+struct kv *kv_new_raw(const char *key, size_t klen, const char *val, size_t vlen, long long expire) {
+    if (!raw_fits(klen, vlen, expire)) return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(val, vlen, vlen), expire);
+    struct kv *e = kv_new(key, klen, OBJ_STRING, ENC_RAW, expire, 4 + vlen);
+    e->flags |= KV_F_INLINE;
+    uint32_t l = (uint32_t)vlen;
+    memcpy(kv_val(e), &l, 4);
+    memcpy(kv_val(e) + 4, val, vlen);
+    return e;
+}
+
 /* The encoding kv_new_str would pick for val, and its integer. */
 static int str_encoding(const char *val, size_t vlen, long long *v) {
     if (vlen <= 20 && hk_str2ll(val, vlen, v)) return ENC_INT;
@@ -105,10 +126,18 @@ int kv_same_shape_str(const struct kv *e, const char *val, size_t vlen, long lon
     if (kv_enc(e) != enc) return 0;
     /* Another length would be another allocation size. */
     if (enc == ENC_EMBSTR) return (size_t)(e->flags >> KV_EMBLEN_SHIFT) == vlen;
+    if (enc != ENC_RAW) return 1;
+    /* In the entry: the same length. */
+    if (raw_fits(kv_keylen(e), vlen, expire)) {
+        uint32_t l;
+        if (!kv_raw_inline(e)) return 0;
+        memcpy(&l, kv_val(e), 4);
+        return l == vlen;
+    }
+    if (kv_raw_inline(e)) return 0;
     /* Only a buffer of the size class rawstr_new would pick: one grown by
      * APPEND keeps its slack otherwise (MEMORY USAGE would show it). */
-    if (enc == ENC_RAW) return hk_usable_size(kv_ptr(e)) == hk_good_size(sizeof(struct rawstr) + vlen + 1);
-    return 1;
+    return hk_usable_size(kv_ptr(e)) == hk_good_size(sizeof(struct rawstr) + vlen + 1);
 }
 
 void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, long long iv) {
@@ -116,6 +145,10 @@ void kv_write_str(struct kv *e, const char *val, size_t vlen, long long expire, 
     case ENC_INT: memcpy(kv_val(e), &iv, 8); break;
     case ENC_EMBSTR: memcpy(kv_val(e), val, vlen); break;
     default: {
+        if (kv_raw_inline(e)) {
+            memcpy(kv_val(e) + 4, val, vlen);
+            break;
+        }
         struct rawstr *s = kv_ptr(e);
         memcpy(s->buf, val, vlen);
         s->buf[vlen] = '\0';
@@ -130,13 +163,18 @@ struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen
     /* Integers that print back to the same bytes are stored as integers. */
     if (vlen <= 20 && hk_str2ll(val, vlen, &v)) return kv_new_int(key, klen, v, expire);
     if (vlen <= KV_EMBSTR_MAX) return kv_new_embstr(key, klen, val, vlen, expire);
-    return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(val, vlen, vlen), expire);
+    return kv_new_raw(key, klen, val, vlen, expire);
 }
 
 size_t kv_val_size(const struct kv *e) {
     if (kv_type(e) == OBJ_STRING) {
         if (kv_enc(e) == ENC_INT) return 8;
         if (kv_enc(e) == ENC_EMBSTR) return e->flags >> KV_EMBLEN_SHIFT;
+        if (kv_raw_inline(e)) {
+            uint32_t l;
+            memcpy(&l, kv_val(e), 4);
+            return 4 + (size_t)l;
+        }
     }
     return sizeof(void *);
 }
@@ -158,11 +196,14 @@ struct kv *kv_move(struct kv *e, const char *key, size_t klen, long long expire)
 
 struct kv *kv_with_expire(struct kv *e, long long expire) { return kv_move(e, kv_key(e), kv_keylen(e), expire); }
 
-void kv_free_shell(struct kv *e) { hk_free(e); }
+void kv_free_shell(struct kv *e) {
+    if (e->flags & KV_F_BIGKEY) hk_free((char *)kv_key(e));
+    slab_free(e);
+}
 
 void kv_free(struct kv *e) {
     ops_of(e)->free(e);
-    hk_free(e);
+    kv_free_shell(e);
 }
 
 size_t kv_free_effort(const struct kv *e) {
@@ -184,6 +225,13 @@ void kv_str(const struct kv *e, char *numbuf, const char **p, size_t *len) {
         *p = (const char *)kv_val(e);
         return;
     default: {
+        if (kv_raw_inline(e)) {
+            uint32_t l;
+            memcpy(&l, kv_val(e), 4);
+            *len = l;
+            *p = (const char *)kv_val(e) + 4;
+            return;
+        }
         const struct rawstr *s = kv_ptr(e);
         *len = s->len;
         *p = s->buf;
@@ -209,7 +257,8 @@ struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long ex
 }
 
 size_t kv_usage(const struct kv *e, size_t samples) {
-    return hk_usable_size((void *)e) + sizeof(struct hnode *) + ops_of(e)->usage(e, samples);
+    size_t key = (e->flags & KV_F_BIGKEY) ? hk_usable_size((char *)kv_key(e)) : 0;
+    return slab_usable(e) + sizeof(slab_h) + key + ops_of(e)->usage(e, samples);
 }
 
 const char *obj_type_name(int type) {

@@ -1,13 +1,19 @@
 /* kv.h - the compact key entry and the value encodings it holds.
  *
- * One allocation per key: a hash-chain pointer, 4 bytes of metadata (a
- * 24-bit LRU/LFU clock, the type and the encoding), a flags byte and the key
+ * One allocation per key, from the slab (src/core/slab.h): the slab handle
+ * of the next entry in its hash chain, 4 bytes of metadata (a 24-bit
+ * LRU/LFU clock, the type and the encoding), a flags byte and the key
  * length, then an optional 8-byte expiry, the key bytes, and the value.
  * Short strings (up to 44 bytes, Redis's embstr limit) and integers live
- * inline in the entry; longer or mutable strings and every aggregate live
- * behind a pointer. For a 10-byte key and a 16-byte value the entry is 40
- * bytes, 48 with a TTL (both one 48-byte allocator class), plus one bucket
- * pointer in the table.
+ * inline in the entry, and so do longer strings while the entry stays
+ * within SLAB_MAX (still the "raw" encoding, as Redis names it, with a
+ * 4-byte length before the bytes); strings a command edits in place
+ * (APPEND, SETRANGE, SETBIT, PFADD) and every aggregate live behind a
+ * pointer. A key of 255 bytes or more lives behind a pointer too
+ * (its length and the pointer take its place), so an entry never passes
+ * SLAB_MAX. For a 10-byte key and a 16-byte value the entry is 36 bytes
+ * (a 40-byte slab class), 44 with a TTL (48), plus a 4-byte bucket handle
+ * in the table.
  *
  * An entry may move when its size changes (a new value, an expiry added or
  * removed): functions that can move it return the new address, and callers
@@ -19,7 +25,7 @@
 #ifndef HK_KV_H
 #define HK_KV_H
 
-#include "../core/htable.h"
+#include "../core/slab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,14 +53,17 @@ enum {
 
 #define KV_EMBSTR_MAX 44
 #define KV_F_EXPIRE 1u
-#define KV_F_BIGKEY 2u /* key length stored as a uint32 after the expiry */
+#define KV_F_BIGKEY 2u /* after the expiry: the key's length (uint32) and a pointer to it */
 /* The upper six bits of flags hold an embstr's length (<= 44), so a short
  * string costs no length byte: a 10-byte key with a 16-byte value and a
  * TTL fits a 48-byte allocation. */
 #define KV_EMBLEN_SHIFT 2
+/* A raw string whose bytes are in the entry (ENC_RAW strings only, which
+ * leave the embstr length bits free). */
+#define KV_F_INLINE 4u
 
 struct kv {
-    struct hnode node;
+    slab_h next; /* the keyspace table's chain (src/store/ktable.h) */
     uint32_t meta; /* bits 0-23 clock, 24-26 type, 27 snapshot mark, 28-31 encoding */
     uint8_t flags;
     uint8_t klen; /* key length when < 255 */
@@ -95,12 +104,20 @@ static inline size_t kv_keylen(const struct kv *e) {
     return l;
 }
 static inline const char *kv_key(const struct kv *e) {
-    return (const char *)e->data + ((e->flags & KV_F_EXPIRE) ? 8 : 0) + ((e->flags & KV_F_BIGKEY) ? 4 : 0);
+    const unsigned char *p = e->data + ((e->flags & KV_F_EXPIRE) ? 8 : 0);
+    if (__builtin_expect(e->flags & KV_F_BIGKEY, 0)) {
+        const char *k;
+        memcpy(&k, p + 4, sizeof(k));
+        return k;
+    }
+    return (const char *)p;
 }
 static inline unsigned char *kv_val(const struct kv *e) {
-    return (unsigned char *)kv_key(e) + kv_keylen(e);
+    unsigned char *p = (unsigned char *)e->data + ((e->flags & KV_F_EXPIRE) ? 8 : 0);
+    return p + ((e->flags & KV_F_BIGKEY) ? 4 + sizeof(char *) : e->klen);
 }
-/* Aggregates and raw strings: the value pointer. */
+static inline int kv_raw_inline(const struct kv *e) { return kv_enc(e) == ENC_RAW && (e->flags & KV_F_INLINE); }
+/* Aggregates and raw strings not inline: the value pointer. */
 static inline void *kv_ptr(const struct kv *e) {
     void *p;
     memcpy(&p, kv_val(e), sizeof(p));
@@ -113,6 +130,9 @@ struct kv *kv_new(const char *key, size_t klen, int type, int enc, long long exp
 /* Entry holding a string value, choosing int/embstr/raw as Redis does. */
 struct kv *kv_new_str(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 struct kv *kv_new_int(const char *key, size_t klen, long long v, long long expire);
+/* Entry holding a string longer than KV_EMBSTR_MAX as "raw": in the entry
+ * when it fits, else in a rawstr. */
+struct kv *kv_new_raw(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 /* Entry holding a short string inline (vlen <= KV_EMBSTR_MAX). */
 struct kv *kv_new_embstr(const char *key, size_t klen, const char *val, size_t vlen, long long expire);
 /* Entry holding an object pointer (aggregates, raw strings). */

@@ -10,11 +10,11 @@
 #include "types.h"
 
 static void str_free(struct kv *e) {
-    if (kv_enc(e) == ENC_RAW) hk_free(kv_ptr(e));
+    if (kv_enc(e) == ENC_RAW && !kv_raw_inline(e)) hk_free(kv_ptr(e));
 }
 
 static struct kv *str_dup(const struct kv *e, const char *key, size_t klen, long long expire) {
-    if (kv_enc(e) == ENC_RAW) {
+    if (kv_enc(e) == ENC_RAW && !kv_raw_inline(e)) {
         const struct rawstr *s = kv_ptr(e);
         return kv_new_ptr(key, klen, OBJ_STRING, ENC_RAW, rawstr_new(s->buf, s->len, s->len), expire);
     }
@@ -23,7 +23,7 @@ static struct kv *str_dup(const struct kv *e, const char *key, size_t klen, long
 
 static size_t str_usage(const struct kv *e, size_t samples) {
     (void)samples;
-    return kv_enc(e) == ENC_RAW ? hk_usable_size(kv_ptr(e)) : 0;
+    return kv_enc(e) == ENC_RAW && !kv_raw_inline(e) ? hk_usable_size(kv_ptr(e)) : 0;
 }
 
 /* Integers are digested in their decimal form, as Redis decodes them. */

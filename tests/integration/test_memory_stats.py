@@ -4,6 +4,7 @@ accounting behind them (docs/memory.md): field names and order as Redis
 the overhead and dataset adding up to used_memory, and MEMORY USAGE of
 every key adding up to used_memory_dataset within 5%."""
 import socket
+import time
 
 import pytest
 
@@ -118,10 +119,14 @@ def test_memory_stats_names_as_redis(hk, rd, hk_srv):
     rd.cmd("FLUSHALL")
 
 
-@pytest.mark.parametrize("vsize,n", [(16, 30000), (256, 10000)])
+@pytest.mark.parametrize("vsize,n", [(16, 100000), (256, 20000)])
 def test_memory_usage_sums_to_dataset(hk, hk_srv, vsize, n):
     load(hk_srv.port, n, vsize)
     total = usage_sum(hk_srv.port, n)
+    # The buffers of the connections just closed count as client memory in
+    # the figure the cron publishes (as Redis's clientsCron does): wait
+    # for a few cron periods so they are not counted as data.
+    time.sleep(0.35)
     dataset = int(dict(info_memory(hk))["used_memory_dataset"])
     assert abs(total - dataset) <= 0.05 * dataset, (total, dataset)
 

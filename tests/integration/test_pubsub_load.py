@@ -252,10 +252,13 @@ def test_slow_subscriber_soft_limit(srv, obuf_limit):
     deadline = t0 + 20
     n = 0
     while time.monotonic() < deadline:
-        # a trickle of messages keeps the buffer above the soft limit and
-        # gives the server a write to check the limit on
-        r.publish("soft", "tick%d" % n)
-        assert fast.read()[2] == b"tick%d" % n
+        # a stream of big messages keeps the buffer above the soft limit
+        # once the kernel's send buffer (which TCP autotuning may grow to
+        # megabytes) has filled, and gives the server a write to check the
+        # limit on
+        msg = b"tick%d:" % n + b"z" * 65536
+        r.publish("soft", msg)
+        assert fast.read()[2] == msg
         n += 1
         if "softsub" not in client_names(r):
             gone = time.monotonic()

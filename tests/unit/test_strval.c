@@ -63,6 +63,16 @@ static void test_encodings(void) {
     kv_free(e);
 }
 
+/* e's string value has length len and byte c at offset at. */
+static void check_len_byte(const struct kv *e, size_t len, size_t at, char c) {
+    char nb[32];
+    const char *p;
+    size_t l;
+    kv_str(e, nb, &p, &l);
+    CHECK_EQ_LL(l, len);
+    CHECK(at < l && p[at] == c);
+}
+
 static void test_overwrite_shape(void) {
     long long iv;
     struct kv *e = str("100", -1);
@@ -83,14 +93,30 @@ static void test_overwrite_shape(void) {
     check_value(e, "world");
     CHECK_EQ_LL(kv_expire(e), 20);
     kv_free(e);
-    char big[100];
+    char big[2000];
     memset(big, 'x', sizeof(big));
+    /* A raw string in the entry: in place at the same length only. */
     e = kv_new_str("k", 1, big, 100, -1);
+    CHECK(kv_raw_inline(e));
     memset(big, 'y', sizeof(big));
     CHECK(kv_same_shape_str(e, big, 100, -1, &iv));
+    CHECK(!kv_same_shape_str(e, big, 101, -1, &iv));
+    CHECK(!kv_same_shape_str(e, big, 1500, -1, &iv));
     kv_write_str(e, big, 100, -1, iv);
     CHECK_EQ_LL(kv_enc(e), ENC_RAW);
+    check_len_byte(e, 100, 50, 'y');
+    kv_free(e);
+    /* Too big for the entry: a rawstr of the same size class. */
+    memset(big, 'x', sizeof(big));
+    e = kv_new_str("k", 1, big, 1500, -1);
+    CHECK(!kv_raw_inline(e));
+    CHECK_EQ_LL(kv_enc(e), ENC_RAW);
+    memset(big, 'y', sizeof(big));
+    CHECK(kv_same_shape_str(e, big, 1500, -1, &iv));
+    CHECK(!kv_same_shape_str(e, big, 100, -1, &iv));
+    kv_write_str(e, big, 1500, -1, iv);
     CHECK(((const struct rawstr *)kv_ptr(e))->buf[50] == 'y');
+    check_len_byte(e, 1500, 1499, 'y');
     kv_free(e);
 }
 
@@ -116,8 +142,12 @@ static void test_dup_usage_digest(void) {
         CHECK(kv_usage(e, 0) >= sizeof(struct kv));
         if (kv_enc(e) == ENC_RAW) {
             /* Independent copies. */
-            ((struct rawstr *)kv_ptr(d2))->buf[0] = 'Q';
-            CHECK(((const struct rawstr *)kv_ptr(e))->buf[0] == 'z');
+            char nb[32];
+            const char *p;
+            size_t l;
+            kv_str(d2, nb, &p, &l);
+            ((char *)p)[0] = 'Q';
+            check_len_byte(e, 200, 0, 'z');
             struct kv *small = str("s", -1);
             CHECK(kv_usage(e, 0) > kv_usage(small, 0));
             kv_free(small);
