@@ -154,10 +154,9 @@ struct tls_ctx *tls_ctx_new(const struct tls_settings *s, char *err, size_t errs
         SSL_CTX_set_timeout(ctx, s->session_cache_timeout);
         SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"hotkv", 5);
     } else {
+        /* Only the server's session cache goes, as in Redis: stateless
+         * tickets, which need no server state, still resume. */
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
-        /* No TLS 1.3 tickets either: nothing resumes. */
-        SSL_CTX_set_num_tickets(ctx, 0);
-        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
     }
     int verify = s->auth_clients == TLS_AUTH_YES        ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
                  : s->auth_clients == TLS_AUTH_OPTIONAL ? SSL_VERIFY_PEER
@@ -243,6 +242,15 @@ struct tls_conn *tls_conn_new(struct tls_ctx *ctx, int fd) {
 
 void tls_conn_free(struct tls_conn *t) {
     if (!t) return;
+    /* One non-blocking close_notify for a connection that completed its
+     * handshake: besides telling the peer, it keeps the session in the
+     * cache (OpenSSL drops the session of a connection freed without it).
+     * After a fatal error OpenSSL sends nothing and the session goes. */
+    if (SSL_is_init_finished(t->ssl)) {
+        ERR_clear_error();
+        SSL_shutdown(t->ssl);
+        ERR_clear_error();
+    }
     SSL_free(t->ssl);
     OPENSSL_free(t);
 }

@@ -45,6 +45,7 @@ void tls_ctx_unref(struct tls_ctx *ctx);
 /* A server-side connection on fd (not owned: the caller closes it after
  * tls_conn_free). NULL when OpenSSL cannot allocate it. */
 struct tls_conn *tls_conn_new(struct tls_ctx *ctx, int fd);
+/* Free t, first sending a close_notify (one try) when it is established. */
 void tls_conn_free(struct tls_conn *t);
 /* One step of the server handshake. */
 int tls_handshake(struct tls_conn *t);
