@@ -1,9 +1,11 @@
 /* tls.c - OpenSSL contexts and non-blocking TLS connections; see tls.h.
  *
- * Read-ahead stays off: OpenSSL then takes from the socket exactly the
- * record it is decoding, so bytes it has not decrypted yet are still in
- * the kernel where the event loop sees them. The caller drains what a
- * record decrypted (tls_pending) before it waits again. */
+ * Read-ahead is on: one read(2) takes whatever the socket has (a request
+ * and its record header together), not a header and then a body. Bytes
+ * OpenSSL holds, decrypted or not, are invisible to the event loop, so the
+ * caller reads on while tls_pending says there are any, before it waits
+ * again; what remains then is at most a partial record whose rest has not
+ * arrived, and its arrival wakes the loop. */
 #include "tls.h"
 
 #include <openssl/dh.h>
@@ -148,6 +150,7 @@ struct tls_ctx *tls_ctx_new(const struct tls_settings *s, char *err, size_t errs
      * buffer that grew meanwhile. */
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
+    SSL_CTX_set_read_ahead(ctx, 1);
     if (s->session_caching) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
         SSL_CTX_sess_set_cache_size(ctx, s->session_cache_size);
@@ -295,7 +298,12 @@ ssize_t tls_write(struct tls_conn *t, const void *buf, size_t n) {
     return outcome(t, r, 0);
 }
 
-size_t tls_pending(struct tls_conn *t) { return (size_t)SSL_pending(t->ssl); }
+size_t tls_pending(struct tls_conn *t) {
+    int n = SSL_pending(t->ssl);
+    if (n > 0) return (size_t)n;
+    /* Raw bytes not decrypted yet: at most a record's plaintext. */
+    return SSL_has_pending(t->ssl) ? 16384 : 0;
+}
 
 const char *tls_last_error(struct tls_conn *t, char *buf, size_t size) {
     (void)t;

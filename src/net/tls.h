@@ -54,7 +54,10 @@ ssize_t tls_read(struct tls_conn *t, void *buf, size_t n);
 /* Write up to n bytes (a partial write returns fewer); on TLS_WANT_* the
  * retry must offer at least the same bytes again (they may have moved). */
 ssize_t tls_write(struct tls_conn *t, const void *buf, size_t n);
-/* Plaintext bytes already decrypted and waiting inside the connection. */
+/* Room a read needs for what OpenSSL holds already: the plaintext
+ * decrypted and waiting, or a record's worth when it holds bytes not
+ * decrypted yet; 0 when it holds nothing (only then may the caller wait
+ * for the socket). */
 size_t tls_pending(struct tls_conn *t);
 /* The last error's text for a log line ("" when none). */
 const char *tls_last_error(struct tls_conn *t, char *buf, size_t size);

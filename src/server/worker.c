@@ -293,7 +293,10 @@ static int tls_step(struct client *c) {
     int r = tls_handshake(c->tls);
     unsigned old = c->tls_state;
     if (r == TLS_DONE) {
-        c->tls_state = 0;
+        /* Read-ahead may have taken the first request with the handshake's
+         * last record: no event would report it, so read once the socket
+         * is writable (at once, the next loop turn; handle_writable). */
+        c->tls_state = tls_pending(c->tls) ? TLS_ST_READ_WRITE : 0;
         c->last_ms = c->w->now_ms;
     } else if (r == TLS_WANT_READ) {
         c->tls_state = TLS_ST_HANDSHAKE;
@@ -310,10 +313,10 @@ static int tls_step(struct client *c) {
 }
 
 /* Read from a TLS connection into the query buffer (room bytes free),
- * then whatever the record decrypted beyond that, growing the buffer:
- * nothing may stay inside OpenSSL, where no readiness event would report
- * it. A read yields one record (16 KB at most): while a big bulk string
- * is still short of `target` bytes, more records are read at once.
+ * then whatever OpenSSL still holds, growing the buffer: nothing may stay
+ * inside OpenSSL, where no readiness event would report it. A read yields
+ * one record (16 KB at most): while a big bulk string is still short of
+ * `target` bytes, more records are read at once.
  * Returns as read(2) does, with errno EAGAIN for "nothing now". */
 static ssize_t tls_read_all(struct client *c, size_t room, size_t target) {
     ssize_t n = tls_read(c->tls, c->qbuf + c->qlen, room);
