@@ -51,7 +51,11 @@ LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LUA_CFLAGS := $(shell pkg-config --cflags luajit 2>/dev/null)
 LUA_LIBS := $(shell pkg-config --libs luajit 2>/dev/null || echo -lluajit-5.1)
 CFLAGS += $(LUA_CFLAGS)
-LIBS := $(ALLOC_LIBS) $(LUA_LIBS) -lm
+# OpenSSL 3 for TLS (libssl-dev).
+SSL_CFLAGS := $(shell pkg-config --cflags openssl 2>/dev/null)
+SSL_LIBS := $(shell pkg-config --libs openssl 2>/dev/null || echo -lssl -lcrypto)
+CFLAGS += $(SSL_CFLAGS)
+LIBS := $(ALLOC_LIBS) $(LUA_LIBS) $(SSL_LIBS) -lm
 
 # Layers, from the bottom: core (src/core, src/proto, src/net, src/lua:
 # data structures, protocol, sockets; no server knowledge), types (key
@@ -79,7 +83,8 @@ test_objs = $(if $(filter $1,$(CORE_TESTS)),$(CORE_OBJ),$(if $(filter $1,$(TYPES
 	$(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(filter-out $(MAIN_OBJ),$(APP_OBJ))))
 UNIT_SRC := $(filter-out tests/unit/test_bench.c,$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) $(BUILD)/tests/test_bench
-# The load generator (bench/gen) stands alone: no server code, libc only.
+# The load generator (bench/gen) stands alone: no server code; libc, and
+# OpenSSL for --tls.
 BENCH_SRC := $(wildcard bench/gen/*.c)
 BENCH_OBJ := $(patsubst bench/gen/%.c,$(BUILD)/obj/bench/%.o,$(BENCH_SRC))
 
@@ -99,11 +104,11 @@ $(BUILD)/obj/bench/%.o: bench/gen/%.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/hotkv-bench: $(BENCH_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(SSL_LIBS) -lm
 
 $(BUILD)/tests/test_bench: tests/unit/test_bench.c $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ibench/gen -o $@ $^ $(LDFLAGS) -lm
+	$(CC) $(CFLAGS) -Ibench/gen -o $@ $^ $(LDFLAGS) $(SSL_LIBS) -lm
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_OBJ) $(TYPES_OBJ) $(SERVER_OBJ) $(APP_OBJ)
 	@mkdir -p $(dir $@)

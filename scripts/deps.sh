@@ -3,7 +3,7 @@
 # what is already there. Uses sudo only when not root.
 set -euo pipefail
 
-want_build="gcc make pkg-config libmimalloc-dev libluajit-5.1-dev"
+want_build="gcc make pkg-config libmimalloc-dev libluajit-5.1-dev libssl-dev openssl"
 want_test="clang libclang-rt-14-dev python3 python3-redis python3-pytest python3-numpy python3-hnswlib python3-rq redis-tools redis-server"
 case "${1:-build}" in
   build) want="$want_build" ;;

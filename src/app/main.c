@@ -17,6 +17,7 @@
 #include "../server/snapshot.h"
 #include "../server/aof.h"
 #include "../store/db.h"
+#include "../server/tlsconf.h"
 #include "../server/txn.h"
 #include "cmdtable.h"
 
@@ -230,6 +231,7 @@ int main(int argc, char **argv) {
     hk_log(LL_WARNING, "User requested shutdown...");
     workers_stop();
     workers_join();
+    tlsconf_shutdown();
     snapshot_shutdown();
     snapshot_wait();
     aof_shutdown();

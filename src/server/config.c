@@ -18,6 +18,8 @@
 #include "notify.h"
 #include "snapshot.h"
 #include "server.h"
+#include "tlsconf.h"
+#include "../net/tls.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,6 +35,8 @@ pthread_rwlock_t cfg_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 static const struct cfg_enum loglevel_enum[] = {
     {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
+static const struct cfg_enum tls_auth_enum[] = {
+    {"no", TLS_AUTH_NO}, {"yes", TLS_AUTH_YES}, {"optional", TLS_AUTH_OPTIONAL}, {NULL, 0}};
 static const struct cfg_enum no_only_enum[] = {{"no", 0}, {NULL, 0}};
 static const struct cfg_enum appendfsync_enum[] = {
     {"always", AOF_FSYNC_ALWAYS}, {"everysec", AOF_FSYNC_EVERYSEC}, {"no", AOF_FSYNC_NO}, {NULL, 0}};
@@ -79,12 +83,33 @@ static int check_dbfilename(const char *value, char *err, size_t errsize);
 static int apply_requirepass(char *err, size_t errsize);
 static int apply_maxclients(char *err, size_t errsize);
 static int apply_listeners(char *err, size_t errsize);
+/* Any setting the TLS context is built from. Before the workers start
+ * the context is built once by workers_start; with no tls-port there is
+ * nothing to build (Redis builds it only when a TLS port is set). */
+static int apply_tls(char *err, size_t errsize) {
+    if (!server.workers || !CFG(tls_port)) return 1;
+    return tlsconf_reload(err, errsize);
+}
+
+/* tls-port: a context first (when none is built yet), then the listeners. */
+static int apply_tls_port(char *err, size_t errsize) {
+    if (!server.workers) return 1;
+    if (CFG(tls_port) && !tlsconf_ready() && !tlsconf_reload(err, errsize)) return 0;
+    if (!listeners_prepare(err, errsize)) {
+        snprintf(err, errsize, "Unable to listen on this port. Check server logs.");
+        return 0;
+    }
+    return 1;
+}
+
 static int set_io_threads(const char *value, char *err, size_t errsize);
 static void get_io_threads(char *buf, size_t size);
 static int apply_hz(char *err, size_t errsize);
 static int apply_save(char *err, size_t errsize);
 static int apply_dir(char *err, size_t errsize);
 static int apply_appendonly(char *err, size_t errsize);
+static int apply_tls(char *err, size_t errsize);
+static int apply_tls_port(char *err, size_t errsize);
 
 #define INT(n, field, lo, hi, d, fl) {n, NULL, CFG_INT, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
 #define MEM(n, field, lo, hi, d, fl) {n, NULL, CFG_MEM, fl, &cfg.field, NULL, lo, hi, d, NULL, NULL, NULL, NULL, NULL}
@@ -102,6 +127,32 @@ const struct cfg_entry cfg_table[] = {
     STR("bind", bind, "* -::*", CFG_MULTI_ARG, apply_listeners),
     {"port", NULL, CFG_INT, 0, &cfg.port, NULL, 0, 65535, "6379", NULL, NULL, NULL, NULL, apply_listeners},
     STR("unixsocket", unixsocket, "", CFG_IMMUTABLE, NULL),
+    /* TLS (docs/tls.md): a change of any setting the context is built
+     * from builds a new one while tls-port is set, swapped in for new
+     * connections; one that fails keeps the context in force. */
+    {"tls-port", NULL, CFG_INT, 0, &cfg.tls_port, NULL, 0, 65535, "0", NULL, NULL, NULL, NULL, apply_tls_port},
+    STR("tls-cert-file", tls_cert_file, "", 0, apply_tls),
+    STR("tls-key-file", tls_key_file, "", 0, apply_tls),
+    STR("tls-key-file-pass", tls_key_file_pass, "", CFG_SENSITIVE, apply_tls),
+    STR("tls-client-cert-file", tls_client_cert_file, "", 0, apply_tls),
+    STR("tls-client-key-file", tls_client_key_file, "", 0, apply_tls),
+    STR("tls-client-key-file-pass", tls_client_key_file_pass, "", CFG_SENSITIVE, apply_tls),
+    STR("tls-ca-cert-file", tls_ca_cert_file, "", 0, apply_tls),
+    STR("tls-ca-cert-dir", tls_ca_cert_dir, "", 0, apply_tls),
+    STR("tls-dh-params-file", tls_dh_params_file, "", 0, apply_tls),
+    STR("tls-protocols", tls_protocols, "", 0, apply_tls),
+    STR("tls-ciphers", tls_ciphers, "", 0, apply_tls),
+    STR("tls-ciphersuites", tls_ciphersuites, "", 0, apply_tls),
+    {"tls-auth-clients", NULL, CFG_ENUM, 0, &cfg.tls_auth_clients, NULL, 0, 0, "yes", tls_auth_enum, NULL, NULL, NULL,
+     apply_tls},
+    {"tls-prefer-server-ciphers", NULL, CFG_BOOL, 0, &cfg.tls_prefer_server_ciphers, NULL, 0, 1, "no", NULL, NULL,
+     NULL, NULL, apply_tls},
+    {"tls-session-caching", NULL, CFG_BOOL, 0, &cfg.tls_session_caching, NULL, 0, 1, "yes", NULL, NULL, NULL, NULL,
+     apply_tls},
+    {"tls-session-cache-size", NULL, CFG_INT, 0, &cfg.tls_session_cache_size, NULL, 0, INT_MAX, "20480", NULL, NULL,
+     NULL, NULL, apply_tls},
+    {"tls-session-cache-timeout", NULL, CFG_INT, 0, &cfg.tls_session_cache_timeout, NULL, 0, INT_MAX, "300", NULL,
+     NULL, NULL, NULL, apply_tls},
     {"unixsocketperm", NULL, CFG_OCTAL, CFG_IMMUTABLE, &cfg.unixsocketperm, NULL, 0, 0777, "0", NULL, NULL, NULL, NULL,
      NULL},
     INT("tcp-backlog", tcp_backlog, 0, INT_MAX, "511", CFG_IMMUTABLE),

@@ -48,6 +48,9 @@ struct server_config {
     _Atomic long long rdb_save_incremental_fsync, sanitize_dump_payload, appendfsync, aof_use_rdb_preamble;
     _Atomic long long aof_timestamp_enabled, auto_aof_rewrite_percentage, auto_aof_rewrite_min_size;
     _Atomic long long aof_load_truncated, aof_rewrite_incremental_fsync, no_appendfsync_on_rewrite;
+    /* TLS (src/server/tlsconf.c): the port, and what the context is built from. */
+    _Atomic long long tls_port, tls_auth_clients, tls_prefer_server_ciphers, tls_session_caching;
+    _Atomic long long tls_session_cache_size, tls_session_cache_timeout;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */
@@ -59,6 +62,10 @@ struct server_config {
     char *save;
     char *dbfilename;
     char *appenddirname, *appendfilename;
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_ca_cert_file, *tls_ca_cert_dir, *tls_dh_params_file;
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
 };
 
 extern struct server_config cfg;

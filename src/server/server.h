@@ -364,8 +364,13 @@ struct worker {
     pthread_t thread;
     int epfd;
     int evfd;            /* mailbox wake-up */
-    int listen_fds[HK_MAX_BIND];
-    int nlisten;
+    /* Its listeners: [0] the plain TCP port, [1] the TLS port. */
+    int listen_fds[2][HK_MAX_BIND];
+    int nlisten[2];
+    /* The TLS context its next TLS connection is made from, and the
+     * generation it was taken at (src/server/tlsconf.c). */
+    struct tls_ctx *tls_ctx;
+    unsigned tls_gen;
     /* Mailbox: any thread pushes under mbox_lock, the owner drains. Once
      * the worker has been joined it is closed: mail posted then is dropped. */
     pthread_mutex_t mbox_lock;
@@ -466,12 +471,23 @@ struct worker {
 #define CLIENT_TRACKING (1u << 23)    /* CLIENT TRACKING ON (tracking.h) */
 #define CLIENT_WAIT_AOF (1u << 24)    /* appendfsync always: output held until its writes are durable (worker.c) */
 
+/* struct client.tls_state: where a TLS connection's I/O stands (0 for an
+ * established one with nothing to retry, and always for plain ones). */
+#define TLS_ST_HANDSHAKE 1u   /* handshake running */
+#define TLS_ST_HS_WRITE 2u    /* ... and it waits for the socket to be writable */
+#define TLS_ST_READ_WRITE 4u  /* a read must be retried once writable */
+#define TLS_ST_WRITE_READ 8u  /* a write must be retried once readable */
+
 struct client {
     struct hnode id_node; /* in its worker's by_id table */
     uint64_t id;
     int fd;
     struct worker *w;
     unsigned flags;
+    /* TLS: the connection's OpenSSL state (NULL for a plain one), the
+     * TLS_ST_* bits. */
+    struct tls_conn *tls;
+    unsigned tls_state;
     /* Input. */
     char *qbuf;
     size_t qlen, qcap; /* bytes in qbuf, capacity */

@@ -8,6 +8,7 @@
  * epoll_wait, so a pipeline's replies leave in one writev. */
 #include "../core/alloc.h"
 #include "../net/net.h"
+#include "../net/tls.h"
 #include "../store/db.h"
 #include "config.h"
 #include "blocking.h"
@@ -21,6 +22,7 @@
 #include "tracking.h"
 #include "txn.h"
 #include "stats.h"
+#include "tlsconf.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,7 +39,9 @@ _Thread_local struct worker *current_worker;
 /* Event sources are told apart by the first field of what data.ptr points
  * at: listeners and the mailbox use these markers, clients point at
  * themselves (struct client has no marker; markers live in a static table). */
-enum { SRC_LISTEN = 1, SRC_MAILBOX = 2, SRC_UNIX = 3 };
+enum { SRC_LISTEN = 1, SRC_MAILBOX = 2, SRC_UNIX = 3, SRC_LISTEN_TLS = 4 };
+/* How accept_one sets a new connection up. */
+enum { ACC_TCP = 0, ACC_UNIX = 1, ACC_TLS = 2 };
 struct evsrc {
     int kind;
     int fd;
@@ -210,6 +214,7 @@ static void client_free(struct client *c) {
         stat_add(&w->npaused, (unsigned long long)-1);
     }
     ev_del(w->epfd, c->fd);
+    if (c->tls) tls_conn_free(c->tls);
     close(c->fd);
     struct hnode **idl = ht_find_link(&w->by_id, id_hash(c->id), id_node_match, &c->id);
     if (idl) ht_unlink(&w->by_id, idl);
@@ -263,7 +268,102 @@ static void update_events(struct client *c) {
     /* Held output is not written: a writable socket must not wake the
      * loop for it over and over. */
     if ((c->flags & (CLIENT_WANT_WRITE | CLIENT_WAIT_CHAIN | CLIENT_WAIT_AOF)) == CLIENT_WANT_WRITE) ev |= EPOLLOUT;
+    if (__builtin_expect(c->tls_state != 0, 0)) {
+        /* What OpenSSL waits for decides: a handshake waits for one
+         * direction only, a retried read or write for the other one. */
+        if (c->tls_state & TLS_ST_HANDSHAKE) ev = (c->tls_state & TLS_ST_HS_WRITE) ? EPOLLOUT : EPOLLIN;
+        if (c->tls_state & TLS_ST_READ_WRITE) ev |= EPOLLOUT;
+        if (c->tls_state & TLS_ST_WRITE_READ) ev = (ev & ~(uint32_t)EPOLLOUT) | EPOLLIN;
+    }
     ev_mod(c->w->epfd, c->fd, ev, c);
+}
+
+/* ---- TLS connections -------------------------------------------------------
+
+ * A connection accepted on the TLS port runs its handshake on its worker's
+ * loop, one step per readiness event: OpenSSL says whether it waits to
+ * read or to write, and update_events waits for that alone, so a slow or
+ * silent peer costs the loop nothing. Past TLS_HANDSHAKE_TIMEOUT_MS the
+ * cron closes it. Then reads and writes go through tls_read/tls_write;
+ * the plain path only tests c->tls. */
+#define TLS_HANDSHAKE_TIMEOUT_MS 10000
+
+/* One handshake step. Returns -1 when the connection must be closed. */
+static int tls_step(struct client *c) {
+    int r = tls_handshake(c->tls);
+    unsigned old = c->tls_state;
+    if (r == TLS_DONE) {
+        /* Read-ahead may have taken the first request with the handshake's
+         * last record: no event would report it, so read once the socket
+         * is writable (at once, the next loop turn; handle_writable). */
+        c->tls_state = tls_pending(c->tls) ? TLS_ST_READ_WRITE : 0;
+        c->last_ms = c->w->now_ms;
+    } else if (r == TLS_WANT_READ) {
+        c->tls_state = TLS_ST_HANDSHAKE;
+    } else if (r == TLS_WANT_WRITE) {
+        c->tls_state = TLS_ST_HANDSHAKE | TLS_ST_HS_WRITE;
+    } else {
+        char why[256];
+        hk_log(LL_VERBOSE, "Error accepting a client connection: %s (addr=%s)", tls_last_error(c->tls, why, sizeof(why)),
+               c->addr);
+        return -1;
+    }
+    if (old != c->tls_state) update_events(c);
+    return 0;
+}
+
+/* Read from a TLS connection into the query buffer (room bytes free),
+ * then whatever OpenSSL still holds, growing the buffer: nothing may stay
+ * inside OpenSSL, where no readiness event would report it. A read yields
+ * one record (16 KB at most): while a big bulk string is still short of
+ * `target` bytes, more records are read at once.
+ * Returns as read(2) does, with errno EAGAIN for "nothing now". */
+static ssize_t tls_read_all(struct client *c, size_t room, size_t target) {
+    ssize_t n = tls_read(c->tls, c->qbuf + c->qlen, room);
+    if (n == TLS_CLOSED) return 0;
+    if (n < 0) {
+        unsigned old = c->tls_state;
+        if (n == TLS_WANT_WRITE) c->tls_state |= TLS_ST_READ_WRITE;
+        if (old != c->tls_state) update_events(c);
+        errno = n == TLS_ERROR ? EPROTO : EAGAIN;
+        return -1;
+    }
+    size_t got = (size_t)n, more;
+    while ((more = tls_pending(c->tls)) > 0) {
+        if (c->qcap - c->qlen - got < more) {
+            c->qcap = c->qlen + got + more;
+            c->qbuf = hk_realloc(c->qbuf, c->qcap);
+        }
+        ssize_t m = tls_read(c->tls, c->qbuf + c->qlen + got, c->qcap - c->qlen - got);
+        if (m <= 0) break;
+        got += (size_t)m;
+    }
+    while (got < target && c->qcap - c->qlen > got) {
+        ssize_t m = tls_read(c->tls, c->qbuf + c->qlen + got, c->qcap - c->qlen - got);
+        if (m <= 0) {
+            if (m == TLS_WANT_WRITE) {
+                c->tls_state |= TLS_ST_READ_WRITE;
+                update_events(c);
+            }
+            break; /* an error or the end shows on the next read */
+        }
+        got += (size_t)m;
+    }
+    return (ssize_t)got;
+}
+
+/* Write one block to a TLS connection; as write(2), errno EAGAIN when the
+ * socket (or, for TLS_ST_WRITE_READ, a pending read) must come first. */
+static ssize_t tls_write_block(struct client *c, const void *p, size_t n) {
+    ssize_t w = tls_write(c->tls, p, n);
+    if (w > 0) return w;
+    if (w == TLS_WANT_READ) {
+        c->tls_state |= TLS_ST_WRITE_READ;
+        errno = EAGAIN;
+    } else {
+        errno = w == TLS_WANT_WRITE ? EAGAIN : EPIPE;
+    }
+    return -1;
 }
 
 void client_hold_output(struct client *c, int on) {
@@ -273,19 +373,43 @@ void client_hold_output(struct client *c, int on) {
     if (old != c->flags && (c->flags & CLIENT_WANT_WRITE)) update_events(c);
 }
 
+/* Write the start of iov to a TLS connection. Small blocks (a reply's
+ * header and its value) are gathered into one record, as writev gathers
+ * them into one segment on the plain path; a retry gathers from the same
+ * first byte again (blocks only grow), so OpenSSL is offered at least the
+ * bytes it waits for. */
+static ssize_t tls_write_iov(struct client *c, const struct iovec *iov, int n) {
+    static _Thread_local char gather[16384];
+    if (n == 1 || iov[0].iov_len >= sizeof(gather)) return tls_write_block(c, iov[0].iov_base, iov[0].iov_len);
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof(gather); i++) {
+        size_t take = iov[i].iov_len < sizeof(gather) - len ? iov[i].iov_len : sizeof(gather) - len;
+        memcpy(gather + len, iov[i].iov_base, take);
+        len += take;
+    }
+    return tls_write_block(c, gather, len);
+}
+
 /* Write what is pending. Returns -1 when the client must be closed. */
 static int client_write(struct client *c) {
     struct iovec iov[64];
     /* Its write's wake batch has not drained (blocking.h): the reply
      * waits, and so does what was pipelined before it. */
     if (__builtin_expect(c->flags & (CLIENT_WAIT_CHAIN | CLIENT_WAIT_AOF), 0)) return 0;
+    unsigned old_tls = c->tls_state;
+    if (__builtin_expect(c->tls != NULL, 0)) {
+        if (c->tls_state & TLS_ST_HANDSHAKE) return tls_step(c);
+        c->tls_state &= ~TLS_ST_WRITE_READ;
+    }
     if (c->out.head && c->out.head->len > c->rbuf_peak) c->rbuf_peak = c->out.head->len;
     while (c->out.pending) {
         int n = ob_iov(&c->out, iov, 64);
         if (n == 0) break;
         /* One block (the usual case) goes out with write(): writev would
          * copy and check an iovec array in the kernel for nothing. */
-        ssize_t w = n == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, n);
+        ssize_t w = __builtin_expect(c->tls != NULL, 0) ? tls_write_iov(c, iov, n)
+                    : n == 1                           ? write(c->fd, iov[0].iov_base, iov[0].iov_len)
+                                                       : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             if (errno == EINTR) continue;
@@ -309,7 +433,7 @@ static int client_write(struct client *c) {
          * the socket would never be read again. */
         if (!(c->flags & CLIENT_READ_STOPPED)) c->flags &= ~CLIENT_WANT_WRITE;
     }
-    if (old != c->flags) update_events(c);
+    if (old != c->flags || old_tls != c->tls_state) update_events(c);
     return 0;
 }
 
@@ -333,7 +457,16 @@ int client_resume(struct client *c) {
  * none did. */
 static int client_read(struct client *c) {
     struct worker *w = c->w;
-    size_t want = READ_CHUNK;
+    if (__builtin_expect(c->tls_state != 0, 0)) {
+        if (c->tls_state & TLS_ST_HANDSHAKE) return tls_step(c) < 0 ? -1 : 0;
+        if (c->tls_state & TLS_ST_WRITE_READ) {
+            /* The write that waited for this can go on: flush_pending. */
+            c->tls_state &= ~TLS_ST_WRITE_READ;
+            update_events(c);
+            client_queue_write(c);
+        }
+    }
+    size_t want = READ_CHUNK, big = 0;
     if (!c->qbuf) {
         c->qbuf = qbuf_take(w);
         c->qcap = QBUF_CHUNK;
@@ -345,6 +478,7 @@ static int client_read(struct client *c) {
          * for it, instead of growing it chunk by chunk. */
         size_t missing = c->req.need - (c->qlen - c->qpos);
         if (missing > want) want = missing;
+        big = missing;
     }
     if (c->qcap - c->qlen < want) {
         if (c->qpos) {
@@ -366,7 +500,8 @@ static int client_read(struct client *c) {
             c->qcap = ncap;
         }
     }
-    ssize_t n = read(c->fd, c->qbuf + c->qlen, c->qcap - c->qlen);
+    ssize_t n = __builtin_expect(c->tls != NULL, 0) ? tls_read_all(c, c->qcap - c->qlen, big)
+                                                    : read(c->fd, c->qbuf + c->qlen, c->qcap - c->qlen);
     if (n == 0) return -1;
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
@@ -508,6 +643,16 @@ static void flush_pending(struct worker *w) {
 }
 
 static void handle_writable(struct client *c) {
+    if (__builtin_expect(c->tls_state & TLS_ST_READ_WRITE, 0)) {
+        /* A TLS read waited for the socket to be writable: retry it. */
+        c->tls_state &= ~TLS_ST_READ_WRITE;
+        update_events(c);
+        int rr = client_read(c);
+        if (rr < 0 || (rr > 0 && client_resume(c) < 0)) {
+            client_close(c);
+            return;
+        }
+    }
     int r = client_write(c);
     if (r < 0) client_close(c);
     /* Every output change reaches here (appends queue a write): what is
@@ -523,8 +668,9 @@ static void handle_writable(struct client *c) {
 
 /* Accept what lfd has queued, 64 connections at most. Returns 1 when the
  * queue was emptied (or accept failed), 0 when more may be waiting. */
-static int accept_one(struct worker *w, int lfd, int unix_sock) {
+static int accept_one(struct worker *w, int lfd, int kind) {
     if (lfd < 0) return 1; /* a listener slot closed by a swap earlier in this turn */
+    int unix_sock = kind == ACC_UNIX;
     for (int i = 0; i < 64; i++) {
         char addr[96];
         int local = 0;
@@ -538,7 +684,8 @@ static int accept_one(struct worker *w, int lfd, int unix_sock) {
         int n = atomic_fetch_add(&server.nclients, 1) + 1;
         if (n > CFG(maxclients)) {
             static const char msg[] = "-ERR max number of clients reached\r\n";
-            ssize_t r = write(fd, msg, sizeof(msg) - 1);
+            /* A TLS peer could not read it before a handshake: it is only closed. */
+            ssize_t r = kind == ACC_TLS ? 0 : write(fd, msg, sizeof(msg) - 1);
             (void)r;
             close(fd);
             atomic_fetch_sub(&server.nclients, 1);
@@ -546,21 +693,37 @@ static int accept_one(struct worker *w, int lfd, int unix_sock) {
             continue;
         }
         if (!local && CFG(protected_mode) && !atomic_load(&cfg.requirepass_set)) {
-            ssize_t r = write(fd, denied_msg, sizeof(denied_msg) - 1);
+            ssize_t r = kind == ACC_TLS ? 0 : write(fd, denied_msg, sizeof(denied_msg) - 1);
             (void)r;
             close(fd);
             atomic_fetch_sub(&server.nclients, 1);
             stat_add(&w->stats.rejected_conn, 1);
             continue;
         }
+        struct tls_conn *tls = NULL;
+        if (kind == ACC_TLS) {
+            struct tls_ctx *ctx = tlsconf_worker_ctx(w);
+            if (!ctx || !(tls = tls_conn_new(ctx, fd))) {
+                hk_log(LL_WARNING, "Error creating a TLS connection for %s", addr);
+                close(fd);
+                atomic_fetch_sub(&server.nclients, 1);
+                continue;
+            }
+        }
         if (!unix_sock) net_tcp_options(fd, (int)CFG(tcp_keepalive));
         struct client *c = client_new(w, fd, addr, unix_sock);
         if (local || unix_sock) c->flags |= CLIENT_LOCAL;
+        if (tls) {
+            c->tls = tls;
+            c->tls_state = TLS_ST_HANDSHAKE;
+        }
         if (ev_add(w->epfd, fd, EPOLLIN, c) < 0) {
             client_free(c);
             continue;
         }
         hk_log(LL_VERBOSE, "Accepted %s", addr);
+        /* The client's hello is often there already. */
+        if (tls && tls_step(c) < 0) client_close(c);
     }
     return 0;
 }
@@ -598,6 +761,11 @@ static void clients_cron(struct worker *w) {
         struct client *next = c->next;
         int kill = 0;
         if (reset_peak) c->rbuf_peak = c->out.head ? c->out.head->len : 0;
+        if (__builtin_expect(c->tls_state & TLS_ST_HANDSHAKE, 0) &&
+            w->now_ms - c->ctime_ms > TLS_HANDSHAKE_TIMEOUT_MS) {
+            hk_log(LL_VERBOSE, "Closing client whose TLS handshake timed out (addr=%s)", c->addr);
+            kill = 1;
+        }
         if (timeout_ms && !client_is_waiting(c) && w->now_ms - c->last_ms > timeout_ms) {
             hk_log(LL_VERBOSE, "Closing idle client");
             kill = 1;
@@ -642,14 +810,20 @@ static void worker_cron(struct worker *w) {
 
 /* ---- the loop ----------------------------------------------------------- */
 
-static struct evsrc listen_src[HK_MAX_THREADS][HK_MAX_BIND];
+/* [0]: the plain TCP port's listeners, [1]: the TLS port's. */
+static struct evsrc listen_src[2][HK_MAX_THREADS][HK_MAX_BIND];
+
+static inline int is_listen_src(const void *p) {
+    return p >= (const void *)&listen_src[0][0][0] && p < (const void *)(&listen_src[0][0][0] + 2 * HK_MAX_THREADS * HK_MAX_BIND);
+}
+
+static inline int listen_kind(const struct evsrc *src) { return src->kind == SRC_LISTEN_TLS ? ACC_TLS : ACC_TCP; }
 static struct evsrc mailbox_src[HK_MAX_THREADS];
 static struct evsrc unix_src = {SRC_UNIX, -1};
 
 /* Whether an event's data.ptr is a client (not a listener or mailbox). */
 static int is_client_src(const struct worker *w, const void *p) {
-    if (p >= (const void *)&listen_src[0][0] && p < (const void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND))
-        return 0;
+    if (is_listen_src(p)) return 0;
     return p != &unix_src && p != &mailbox_src[w->id];
 }
 
@@ -662,12 +836,12 @@ void worker_busy_poll(struct worker *w) {
     w->now_ms = hk_mstime();
     for (int i = 0; i < n; i++) {
         void *p = evs[i].data.ptr;
-        if (p >= (void *)&listen_src[0][0] && p < (void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND)) {
-            accept_one(w, ((struct evsrc *)p)->fd, 0);
+        if (is_listen_src(p)) {
+            accept_one(w, ((struct evsrc *)p)->fd, listen_kind(p));
             continue;
         }
         if (p == &unix_src) {
-            accept_one(w, unix_src.fd, 1);
+            accept_one(w, unix_src.fd, ACC_UNIX);
             continue;
         }
         if (!is_client_src(w, p)) continue;
@@ -755,10 +929,10 @@ static void *worker_main(void *arg) {
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             uint32_t e = evs[i].events;
-            if (p >= (void *)&listen_src[0][0] && p < (void *)(&listen_src[0][0] + HK_MAX_THREADS * HK_MAX_BIND)) {
-                accept_one(w, ((struct evsrc *)p)->fd, 0);
+            if (is_listen_src(p)) {
+                accept_one(w, ((struct evsrc *)p)->fd, listen_kind(p));
             } else if (p == &unix_src) {
-                accept_one(w, unix_src.fd, 1);
+                accept_one(w, unix_src.fd, ACC_UNIX);
             } else if (p == &mailbox_src[w->id]) {
                 /* drained above */
             } else {
@@ -804,6 +978,7 @@ static void *worker_main(void *arg) {
     w->wakes = NULL;
     pubsub_worker_free(w);
     ht_release(&w->by_id);
+    tlsconf_worker_release(w);
     while (w->qb_nfree) hk_free(w->qb_pool[--w->qb_nfree]);
     return NULL;
 }
@@ -823,11 +998,12 @@ struct lset {
     unsigned char (*fresh)[HK_MAX_BIND];
 };
 
-/* The set in force and one opened by CONFIG SET to replace it. Main sets
- * the first up before the workers start; after that only CONFIG SET
- * touches them, under its config_set_lock. The sockets of the set in
- * force belong to the workers, which alone close them (lset_install). */
-static struct lset *live, *pending;
+/* Per kind ([0] the plain port, [1] the TLS port, both on `bind`): the
+ * set in force and one opened by CONFIG SET to replace it. Main sets the
+ * first up before the workers start; after that only CONFIG SET touches
+ * them, under its config_set_lock. The sockets of the set in force belong
+ * to the workers, which alone close them (lset_install). */
+static struct lset *live[2], *pending[2];
 
 static struct lset *lset_new(const char *bind, int port) {
     struct lset *s = hk_calloc(1, sizeof(*s));
@@ -933,104 +1109,127 @@ out:
  * had and s keeps stays registered; one s drops is closed after what it
  * had queued is accepted (a connection arriving after that, in the moment
  * before the close, is refused); a new one is registered. */
-static void lset_install(struct worker *w, const struct lset *s) {
+static void lset_install(struct worker *w, const struct lset *s, int tls) {
     int i = w->id, n = s->n[i];
-    for (int k = 0; k < w->nlisten; k++) {
-        int fd = w->listen_fds[k], kept = 0;
+    int *fds = w->listen_fds[tls];
+    int src_kind = tls ? SRC_LISTEN_TLS : SRC_LISTEN;
+    struct evsrc *src = listen_src[tls][i];
+    for (int k = 0; k < w->nlisten[tls]; k++) {
+        int fd = fds[k], kept = 0;
         for (int j = 0; j < n; j++) kept |= s->fd[i][j] == fd;
         if (kept) continue;
-        while (!accept_one(w, fd, 0)) {
+        while (!accept_one(w, fd, tls ? ACC_TLS : ACC_TCP)) {
         }
         ev_del(w->epfd, fd);
         close(fd);
     }
-    for (int k = 0; k < HK_MAX_BIND; k++) listen_src[i][k] = (struct evsrc){SRC_LISTEN, -1};
+    for (int k = 0; k < HK_MAX_BIND; k++) src[k] = (struct evsrc){src_kind, -1};
     for (int j = 0; j < n; j++) {
         int fd = s->fd[i][j], had = 0;
-        for (int k = 0; k < w->nlisten; k++) had |= w->listen_fds[k] == fd;
-        w->listen_fds[j] = fd;
-        listen_src[i][j] = (struct evsrc){SRC_LISTEN, fd};
-        if (had) ev_mod(w->epfd, fd, EPOLLIN, &listen_src[i][j]);
-        else ev_add(w->epfd, fd, EPOLLIN, &listen_src[i][j]);
+        for (int k = 0; k < w->nlisten[tls]; k++) had |= fds[k] == fd;
+        fds[j] = fd;
+        src[j] = (struct evsrc){src_kind, fd};
+        if (had) ev_mod(w->epfd, fd, EPOLLIN, &src[j]);
+        else ev_add(w->epfd, fd, EPOLLIN, &src[j]);
     }
-    w->nlisten = n;
+    w->nlisten[tls] = n;
 }
 
-/* CONFIG SET bind/port (config_set_lock held). The listeners for the bind
- * and port now configured are opened next to those in force; nothing
- * changes for the workers until listeners_commit. Setting what is in force
- * drops a set opened earlier in the same CONFIG SET (its rollback). */
+/* CONFIG SET bind/port/tls-port (config_set_lock held). The listeners for
+ * the bind and ports now configured are opened next to those in force;
+ * nothing changes for the workers until listeners_commit. Setting what is
+ * in force drops a set opened earlier in the same CONFIG SET (its
+ * rollback); a set already opened for what is configured is kept. */
 int listeners_prepare(char *err, size_t errsize) {
     char *bind = cfg_get_string(&cfg.bind);
-    int port = (int)CFG(port);
-    lset_free(pending, 1);
-    pending = NULL;
     int ok = 1;
-    if (port != live->port || strcmp(bind, live->bind) != 0) {
+    for (int k = 0; k < 2 && ok; k++) {
+        int port = (int)(k ? CFG(tls_port) : CFG(port));
+        if (pending[k] && pending[k]->port == port && !strcmp(pending[k]->bind, bind)) continue;
+        lset_free(pending[k], 1);
+        pending[k] = NULL;
+        if (port == live[k]->port && !strcmp(bind, live[k]->bind)) continue;
         char why[256];
-        pending = lset_open(bind, port, live, why, sizeof(why));
-        if (!pending) {
+        pending[k] = lset_open(bind, port, live[k], why, sizeof(why));
+        if (!pending[k]) {
             hk_log(LL_WARNING, "Failed to bind (%s): the listeners in force are kept", why);
             /* Redis's texts: a new port, or new addresses on the same one. */
             snprintf(err, errsize, "%s",
-                     port != live->port ? "Unable to listen on this port" : "Failed to bind to specified addresses.");
+                     port != live[k]->port ? "Unable to listen on this port" : "Failed to bind to specified addresses.");
             ok = 0;
         }
     }
+    if (!ok)
+        for (int k = 0; k < 2; k++) {
+            lset_free(pending[k], 1);
+            pending[k] = NULL;
+        }
     hk_free(bind);
     return ok;
 }
 
 struct lswap {
-    struct lset *s;
+    struct lset *s[2]; /* NULL: that kind's set stays */
     mail_fn done;
     void *arg;
 };
 
-static void lswap_each(struct worker *w, void *arg) { lset_install(w, ((struct lswap *)arg)->s); }
+static void lswap_each(struct worker *w, void *arg) {
+    struct lswap *j = arg;
+    for (int k = 0; k < 2; k++)
+        if (j->s[k]) lset_install(w, j->s[k], k);
+}
 
 static void lswap_done(struct worker *w, void *arg) {
     struct gather *g = arg;
     struct lswap *j = g->arg;
     if (j->done) j->done(w, j->arg);
-    lset_free(j->s, 0);
+    for (int k = 0; k < 2; k++) lset_free(j->s[k], 0);
     hk_free(j);
     hk_free(g);
 }
 
 int listeners_commit(mail_fn done, void *arg) {
-    if (!pending) return 0;
-    /* The workers install a copy of the set: `live` must already describe
+    if (!pending[0] && !pending[1]) return 0;
+    /* The workers install a copy of each set: `live` must already describe
      * it for the next CONFIG SET while they catch up (they take their
      * mail in order). */
-    struct lswap *j = hk_malloc(sizeof(*j));
-    j->s = lset_new(pending->bind, pending->port);
-    for (int i = 0; i < server.nworkers; i++) {
-        j->s->n[i] = pending->n[i];
-        memcpy(j->s->fd[i], pending->fd[i], sizeof(pending->fd[i]));
+    struct lswap *j = hk_calloc(1, sizeof(*j));
+    for (int k = 0; k < 2; k++) {
+        if (!pending[k]) continue;
+        j->s[k] = lset_new(pending[k]->bind, pending[k]->port);
+        for (int i = 0; i < server.nworkers; i++) {
+            j->s[k]->n[i] = pending[k]->n[i];
+            memcpy(j->s[k]->fd[i], pending[k]->fd[i], sizeof(pending[k]->fd[i]));
+        }
+        for (int i = 0; i < server.nworkers; i++) memset(pending[k]->fresh[i], 0, sizeof(pending[k]->fresh[i]));
+        lset_free(live[k], 0);
+        live[k] = pending[k];
+        pending[k] = NULL;
+        hk_log(LL_NOTICE, "Listening on %sport %d, bind '%s'", k ? "TLS " : "", live[k]->port, live[k]->bind);
     }
     j->done = done;
     j->arg = arg;
-    for (int i = 0; i < server.nworkers; i++) memset(pending->fresh[i], 0, sizeof(pending->fresh[i]));
-    lset_free(live, 0);
-    live = pending;
-    pending = NULL;
-    hk_log(LL_NOTICE, "Listening on port %d, bind '%s'", live->port, live->bind);
     worker_broadcast(lswap_each, lswap_done, j);
     return 1;
 }
 
 static void open_listeners(void) {
     char *bind = cfg_get_string(&cfg.bind);
-    int port = (int)CFG(port);
     char err[256];
-    live = lset_open(bind, port, NULL, err, sizeof(err));
-    if (!live) {
-        hk_log(LL_WARNING, "Warning: Could not create server TCP listening socket %s", err);
+    if (CFG(tls_port) && !tlsconf_reload(err, sizeof(err))) {
+        hk_log(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
         exit(1);
     }
-    for (int i = 0; i < server.nworkers; i++) lset_install(&server.workers[i], live);
-    for (int i = 0; i < server.nworkers; i++) memset(live->fresh[i], 0, sizeof(live->fresh[i]));
+    for (int k = 0; k < 2; k++) {
+        live[k] = lset_open(bind, (int)(k ? CFG(tls_port) : CFG(port)), NULL, err, sizeof(err));
+        if (!live[k]) {
+            hk_log(LL_WARNING, "Warning: Could not create server %sTCP listening socket %s", k ? "TLS " : "", err);
+            exit(1);
+        }
+        for (int i = 0; i < server.nworkers; i++) lset_install(&server.workers[i], live[k], k);
+        for (int i = 0; i < server.nworkers; i++) memset(live[k]->fresh[i], 0, sizeof(live[k]->fresh[i]));
+    }
     hk_free(bind);
     char *us = cfg_get_string(&cfg.unixsocket);
     if (us[0]) {
@@ -1043,7 +1242,7 @@ static void open_listeners(void) {
         server.unix_fd = fd;
         for (int i = 0; i < server.nworkers; i++) ev_add(server.workers[i].epfd, fd, EPOLLIN | EPOLLEXCLUSIVE, &unix_src);
     }
-    int listening = live->n[0] > 0 || us[0];
+    int listening = live[0]->n[0] > 0 || live[1]->n[0] > 0 || us[0];
     hk_free(us);
     if (!listening) {
         hk_log(LL_WARNING, "Configured to not listen anywhere, exiting.");
@@ -1093,7 +1292,8 @@ void workers_join(void) {
     for (int i = 0; i < server.nworkers; i++) pthread_join(server.workers[i].thread, NULL);
     for (int i = 0; i < server.nworkers; i++) {
         struct worker *w = &server.workers[i];
-        for (int l = 0; l < w->nlisten; l++) close(w->listen_fds[l]);
+        for (int k = 0; k < 2; k++)
+            for (int l = 0; l < w->nlisten[k]; l++) close(w->listen_fds[k][l]);
         /* Mail posted after the loop ended (a late broadcast, a lazy free
          * notification) is dropped, and so is any posted from now on. */
         pthread_mutex_lock(&w->mbox_lock);
