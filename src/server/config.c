@@ -11,6 +11,7 @@
 #include "../core/util.h"
 #include "../proto/resp.h"
 #include "configtab.h"
+#include "acl.h"
 #include "aof.h"
 #include "clientmem.h"
 #include "evict.h"
@@ -44,6 +45,7 @@ static const struct cfg_enum maxmemory_policy_enum[] = {
     {"allkeys-lru", MAXMEM_ALLKEYS_LRU},         {"allkeys-lfu", MAXMEM_ALLKEYS_LFU},
     {"allkeys-random", MAXMEM_ALLKEYS_RANDOM},   {"noeviction", MAXMEM_NOEVICTION},
     {NULL, 0}};
+static const struct cfg_enum acl_pubsub_enum[] = {{"resetchannels", 0}, {"allchannels", 1}, {NULL, 0}};
 static const struct cfg_enum protected_enum[] = {
     {"no", CFG_DEBUG_NO}, {"yes", CFG_DEBUG_YES}, {"local", CFG_DEBUG_LOCAL}, {NULL, 0}};
 
@@ -118,6 +120,9 @@ const struct cfg_entry cfg_table[] = {
     ENUM("loglevel", loglevel, loglevel_enum, "notice", 0),
     STR("logfile", logfile, "", CFG_IMMUTABLE, NULL),
     STR("requirepass", requirepass, "", CFG_SENSITIVE, apply_requirepass),
+    STR("aclfile", aclfile, "", CFG_IMMUTABLE, NULL),
+    INT("acllog-max-len", acllog_max_len, 0, LLONG_MAX, "128", 0),
+    ENUM("acl-pubsub-default", acl_pubsub_default, acl_pubsub_enum, "resetchannels", 0),
     BOOL("protected-mode", protected_mode, "yes", 0),
     /* HotKV's own settings are hidden from CONFIG GET patterns, as Redis
      * hides its special ones, and answered when named. */
@@ -245,6 +250,9 @@ static int apply_requirepass(char *err, size_t errsize) {
     pthread_rwlock_rdlock(&cfg_lock);
     atomic_store(&cfg.requirepass_set, cfg.requirepass && cfg.requirepass[0] != '\0');
     pthread_rwlock_unlock(&cfg_lock);
+    /* The default user's password (once the ACL users exist; acl_init
+     * applies the configured one). */
+    acl_requirepass_changed();
     return 1;
 }
 
@@ -716,6 +724,12 @@ static void apply_args(const char *source, int lineno, const char *line, int dep
     if (!strcasecmp(a.argv[0], "include")) {
         if (a.argc != 2) fatal_config(source, lineno, line, "Bad directive or wrong number of arguments");
         load_file(a.argv[1], depth + 1);
+        return;
+    }
+    if (!strcasecmp(a.argv[0], "user")) {
+        /* ACL users: applied by acl_init once the command table exists. */
+        if (a.argc < 2) fatal_config(source, lineno, line, "wrong number of arguments");
+        acl_config_user_line(source, lineno, a.argc - 1, a.argv + 1);
         return;
     }
     const struct cfg_entry *e = cfg_find(a.argv[0], strlen(a.argv[0]));

@@ -48,12 +48,16 @@ struct server_config {
     _Atomic long long rdb_save_incremental_fsync, sanitize_dump_payload, appendfsync, aof_use_rdb_preamble;
     _Atomic long long aof_timestamp_enabled, auto_aof_rewrite_percentage, auto_aof_rewrite_min_size;
     _Atomic long long aof_load_truncated, aof_rewrite_incremental_fsync, no_appendfsync_on_rewrite;
+    /* ACL (acl.h): ACL LOG's length, and whether new users and selectors
+     * start with allchannels (1) or resetchannels (0). */
+    _Atomic long long acllog_max_len, acl_pubsub_default;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */
     char *unixsocket; /* "" when none */
     char *logfile;    /* "" = stdout */
     char *requirepass;
+    char *aclfile;    /* "" when none */
     char *pidfile;
     char *dir;
     char *save;
