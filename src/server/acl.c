@@ -50,6 +50,13 @@ struct acl_sel {
     struct acl_pat *chans;
     int nchans;
     char *rules; /* the command rules after the +@all / -@all base, "" when none */
+    /* "+cmd|arg" for a command without subcommands: argv[1] values that
+     * let an otherwise refused command run (Redis's first-args). */
+    struct firstarg {
+        int id;
+        char *arg;
+    } *fa;
+    int nfa;
 };
 
 static pthread_mutex_t acl_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -110,7 +117,18 @@ static struct acl_pat *pats_dup(const struct acl_pat *p, int n) {
     return q;
 }
 
+static void fa_reset(struct acl_sel *s, int id) {
+    int j = 0;
+    for (int i = 0; i < s->nfa; i++) {
+        if (id < 0 || s->fa[i].id == id) hk_free(s->fa[i].arg);
+        else s->fa[j++] = s->fa[i];
+    }
+    s->nfa = j;
+}
+
 static void sel_free(struct acl_sel *s) {
+    fa_reset(s, -1);
+    hk_free(s->fa);
     hk_free(s->bits);
     pats_free(s->keys, s->nkeys);
     pats_free(s->chans, s->nchans);
@@ -124,6 +142,8 @@ static struct acl_sel sel_dup(const struct acl_sel *s) {
     d.keys = pats_dup(s->keys, s->nkeys);
     d.chans = pats_dup(s->chans, s->nchans);
     d.rules = hk_strdup(s->rules);
+    d.fa = s->nfa ? hk_malloc((size_t)s->nfa * sizeof(*d.fa)) : NULL;
+    for (int i = 0; i < s->nfa; i++) d.fa[i] = (struct firstarg){s->fa[i].id, hk_strdup(s->fa[i].arg)};
     return d;
 }
 
@@ -175,7 +195,14 @@ static void rules_update(struct acl_sel *s, const char *rule) {
 
 static void set_cmd_bits(struct acl_sel *s, const struct command *cmd, int on) {
     bit_set(s, cmd->id, on);
+    fa_reset(s, cmd->id);
     for (int i = 0; i < cmd->nsubs; i++) bit_set(s, cmd->subs[i]->id, on);
+}
+
+static int has_space(const char *p, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r' || p[i] == '\0') return 1;
+    return 0;
 }
 
 #define E_SYNTAX "Syntax error"
@@ -215,33 +242,37 @@ static const char *sel_apply(struct acl_sel *s, const char *op, size_t len) {
         memset(s->bits, 0xff, (size_t)nwords * sizeof(uint64_t));
         s->flags |= SEL_ALLCMDS;
         s->rules[0] = '\0';
+        fa_reset(s, -1);
         return NULL;
     }
     if ((len == 10 && !strncasecmp(op, "nocommands", 10)) || (len == 5 && !strncasecmp(op, "-@all", 5))) {
         memset(s->bits, 0, (size_t)nwords * sizeof(uint64_t));
         s->flags &= ~SEL_ALLCMDS;
         s->rules[0] = '\0';
+        fa_reset(s, -1);
         return NULL;
     }
     if (op[0] == '~' || op[0] == '%') {
-        unsigned fl = 0;
-        size_t i = 0;
-        if (op[0] == '%') {
-            for (i = 1; i < len && op[i] != '~'; i++) {
-                if (op[i] == 'R' || op[i] == 'r') fl |= PERM_R;
-                else if (op[i] == 'W' || op[i] == 'w') fl |= PERM_W;
-                else return E_SYNTAX;
-            }
-            if (i == len || !fl) return E_SYNTAX;
-        } else {
-            fl = PERM_R | PERM_W;
-        }
-        const char *pat = op + i + 1;
-        size_t plen = len - i - 1;
         if (s->flags & SEL_ALLKEYS)
             return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
                    "effect. Try 'resetkeys' to start with an empty list of patterns";
-        if (plen == 1 && pat[0] == '*' && fl == (PERM_R | PERM_W)) return sel_apply(s, "allkeys", 7);
+        unsigned fl = 0;
+        size_t off = 1;
+        if (op[0] == '%') {
+            for (; off < len; off++) {
+                if ((op[off] == 'R' || op[off] == 'r') && !(fl & PERM_R)) fl |= PERM_R;
+                else if ((op[off] == 'W' || op[off] == 'w') && !(fl & PERM_W)) fl |= PERM_W;
+                else if (op[off] == '~') {
+                    off++;
+                    break;
+                } else return E_SYNTAX;
+            }
+        } else {
+            fl = PERM_R | PERM_W;
+        }
+        const char *pat = op + off;
+        size_t plen = len - off;
+        if (has_space(pat, plen)) return E_SYNTAX;
         for (int k = 0; k < s->nkeys; k++)
             if (s->keys[k].len == plen && !memcmp(s->keys[k].p, pat, plen)) {
                 s->keys[k].fl |= fl;
@@ -257,6 +288,7 @@ static const char *sel_apply(struct acl_sel *s, const char *op, size_t len) {
                    "any effect. Try 'resetchannels' to start with an empty list of channels";
         const char *pat = op + 1;
         size_t plen = len - 1;
+        if (has_space(pat, plen)) return E_SYNTAX;
         for (int k = 0; k < s->nchans; k++)
             if (s->chans[k].len == plen && !memcmp(s->chans[k].p, pat, plen)) return NULL;
         s->chans = hk_realloc(s->chans, (size_t)(s->nchans + 1) * sizeof(*s->chans));
@@ -275,7 +307,10 @@ static const char *sel_apply(struct acl_sel *s, const char *op, size_t len) {
             int n = commands_total();
             for (int id = 0; id < n; id++) {
                 const struct command *c = command_by_id(id);
-                if (c && (c->acl & bit)) bit_set(s, id, on);
+                if (c && (c->acl & bit)) {
+                    bit_set(s, id, on);
+                    fa_reset(s, id);
+                }
             }
             if (!on) s->flags &= ~SEL_ALLCMDS;
             rules_update(s, rule);
@@ -284,10 +319,40 @@ static const char *sel_apply(struct acl_sel *s, const char *op, size_t len) {
         const char *bar = memchr(op + 1, '|', len - 1);
         struct command *cmd;
         if (bar) {
+            /* The last '|' splits: "config|get", "select|0" (a first
+             * argument, only to allow), "config|get|x" (refused). */
+            const char *last = op + len - 1;
+            while (*last != '|') last--;
+            const char *sub = last + 1;
+            size_t sublen = len - (size_t)(sub - op);
             struct command *parent = cmd_lookup(op + 1, (size_t)(bar - op - 1));
-            if (!parent || !parent->nsubs) return E_UNKNOWN;
-            cmd = cmd_lookup_sub(parent, bar + 1, len - (size_t)(bar - op) - 1);
-            if (!cmd) return E_UNKNOWN;
+            if (!on) {
+                if (!parent || !parent->nsubs || last != bar) return E_UNKNOWN;
+                cmd = cmd_lookup_sub(parent, sub, sublen);
+                if (!cmd) return E_UNKNOWN;
+            } else if (last != bar) {
+                struct command *mid = parent && parent->nsubs ? cmd_lookup_sub(parent, bar + 1, (size_t)(last - bar - 1))
+                                                              : NULL;
+                return mid ? "Allowing first-arg of a subcommand is not supported" : E_UNKNOWN;
+            } else if (!parent) {
+                return E_UNKNOWN;
+            } else if (!sublen) {
+                return E_SYNTAX;
+            } else if (parent->nsubs) {
+                cmd = cmd_lookup_sub(parent, sub, sublen);
+                if (!cmd) return E_UNKNOWN;
+            } else {
+                for (int k = 0; k < s->nfa; k++)
+                    if (s->fa[k].id == parent->id && strlen(s->fa[k].arg) == sublen &&
+                        !strncasecmp(s->fa[k].arg, sub, sublen)) {
+                        rules_update(s, rule);
+                        return NULL;
+                    }
+                s->fa = hk_realloc(s->fa, (size_t)(s->nfa + 1) * sizeof(*s->fa));
+                s->fa[s->nfa++] = (struct firstarg){parent->id, hk_strndup(sub, sublen)};
+                rules_update(s, rule);
+                return NULL;
+            }
         } else {
             cmd = cmd_lookup(op + 1, len - 1);
             if (!cmd) return E_UNKNOWN;
@@ -400,7 +465,7 @@ static const char *user_add_selector(struct acl_user *u, const char *op, size_t 
 }
 
 static const char *user_apply(struct acl_user *u, const char *op, size_t len) {
-    if (len == 0) return E_SYNTAX;
+    if (len == 0) return NULL;
     if (len == 2 && !strncasecmp(op, "on", 2)) u->flags |= USER_ON;
     else if (len == 3 && !strncasecmp(op, "off", 3)) u->flags &= ~USER_ON;
     else if (len == 16 && !strncasecmp(op, "sanitize-payload", 16)) {
@@ -825,8 +890,14 @@ struct keycache {
 static int sel_check(const struct acl_sel *s, const struct command *cmd, const hk_slice *argv, int argc,
                      struct keycache *kc, int *errpos) {
     if (!(cmd->flags & CMD_NO_AUTH) && !bit_get(s, cmd->id)) {
-        *errpos = 0;
-        return ACL_DENIED_CMD;
+        int ok = 0;
+        for (int i = 0; i < s->nfa && argc > 1 && !ok; i++)
+            ok = s->fa[i].id == cmd->id && strlen(s->fa[i].arg) == argv[1].len &&
+                 !strncasecmp(s->fa[i].arg, argv[1].ptr, argv[1].len);
+        if (!ok) {
+            *errpos = 0;
+            return ACL_DENIED_CMD;
+        }
     }
     if (!(s->flags & SEL_ALLKEYS) && cmd->nspecs) {
         if (kc->n == -2) {

@@ -613,22 +613,6 @@ char *cfg_get_string(char **field) {
     return s;
 }
 
-int cfg_check_password(const char *p, size_t len) {
-    pthread_rwlock_rdlock(&cfg_lock);
-    const char *pw = cfg.requirepass ? cfg.requirepass : "";
-    size_t pl = strlen(pw);
-    /* Compare every byte of the longer input so time does not leak length
-     * of the common prefix. */
-    size_t n = pl > len ? pl : len;
-    unsigned char diff = (unsigned char)(pl != len);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char a = i < pl ? (unsigned char)pw[i] : 0, b = i < len ? (unsigned char)p[i] : 0;
-        diff |= a ^ b;
-    }
-    pthread_rwlock_unlock(&cfg_lock);
-    return diff == 0;
-}
-
 /* ---- loading ----------------------------------------------------------- */
 
 struct argcollect {

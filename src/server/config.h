@@ -75,8 +75,6 @@ extern pthread_rwlock_t cfg_lock;
 void config_load(int argc, char **argv);
 /* Copy of a string setting (caller frees with hk_free). */
 char *cfg_get_string(char **field);
-/* Compare a password with requirepass in constant time; 1 when equal. */
-int cfg_check_password(const char *p, size_t len);
 
 struct client;
 void cmd_config(struct client *c);

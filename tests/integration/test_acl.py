@@ -82,6 +82,7 @@ RULE_CASES = [
     ["on", "(+get ~a*)", "clearselectors", "+incr"],
     ["reset"],
     ["on", "+@all", "-@write", "+set"],
+    ["on", "-@all", "+select|0", "+select|1", "%R~*", "", "&a b"[:2]],
 ]
 
 
@@ -145,6 +146,12 @@ SETUSER_ERRORS = [
                "contain only lowercase hexadecimal characters"),
     (["<nope"], "Error in ACL SETUSER modifier '<nope': The password you are trying to remove from the user "
                 "does not exist"),
+    (["+config|get|x"], "Error in ACL SETUSER modifier '+config|get|x': Allowing first-arg of a subcommand is "
+                        "not supported"),
+    (["+get|"], "Error in ACL SETUSER modifier '+get|': Syntax error"),
+    (["-select|0"], "Error in ACL SETUSER modifier '-select|0': Unknown command or category name in ACL"),
+    (["%RR~x"], "Error in ACL SETUSER modifier '%RR~x': Syntax error"),
+    (["~a b"], "Error in ACL SETUSER modifier '~a b': Syntax error"),
     (["allkeys", "~x"], "Error in ACL SETUSER modifier '~x': Adding a pattern after the * pattern (or the "
                         "'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with "
                         "an empty list of patterns"),
@@ -288,6 +295,19 @@ def test_command_key_channel_denials(admin, srv):
     assert admin.execute_command("ACL", "DRYRUN", "u", "publish", "x", "m") == \
         "User u has no permissions to access the 'x' channel"
     assert err_of(admin.execute_command, "ACL", "DRYRUN", "u", "nocmd") == "Command 'nocmd' not found"
+
+
+def test_first_args(admin, srv):
+    admin.execute_command("ACL", "SETUSER", "f", "on", ">p", "~*", "-@all", "+select|0", "+get")
+    c = RespConn(srv.host, srv.port)
+    c.cmd("AUTH", "f", "p")
+    assert c.cmd("SELECT", "0") == "OK"
+    assert str(c.cmd("SELECT", "1")) == "NOPERM User f has no permissions to run the 'select' command"
+    assert list_line(admin, "f").endswith("-@all +select|0 +get")
+    # Allowing the whole command drops its first-arg rules.
+    admin.execute_command("ACL", "SETUSER", "f", "+select", "-select")
+    assert str(c.cmd("SELECT", "0")).startswith("NOPERM")
+    c.close()
 
 
 def test_categories_and_selectors(admin, srv):
