@@ -1018,7 +1018,16 @@ static void entry_free(struct log_entry *e) {
     hk_free(e->client_info);
 }
 
+/* INFO stats' acl_access_denied_*: auth, cmd, key, channel. */
+static _Atomic unsigned long long denied_count[4];
+
+void acl_denied_counts(unsigned long long out[4]) {
+    for (int i = 0; i < 4; i++) out[i] = atomic_load_explicit(&denied_count[i], memory_order_relaxed);
+}
+
 void acl_log_add(struct client *cl, int reason, int context, const char *object, size_t olen, const char *user) {
+    int slot = reason == ACL_DENIED_AUTH ? 0 : reason == ACL_DENIED_CMD ? 1 : reason == ACL_DENIED_KEY ? 2 : 3;
+    atomic_fetch_add_explicit(&denied_count[slot], 1, memory_order_relaxed);
     long long max = CFG(acllog_max_len);
     char *info = NULL;
     if (cl) {

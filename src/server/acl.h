@@ -162,5 +162,8 @@ struct acl_log_view {
 int acl_log_get(long n, struct acl_log_view **out);
 void acl_log_free(struct acl_log_view *v, int n);
 void acl_log_reset(void);
+/* Refusals since start (INFO stats acl_access_denied_*): auth, cmd, key,
+ * channel. */
+void acl_denied_counts(unsigned long long out[4]);
 
 #endif

@@ -152,7 +152,7 @@ struct cmd_ctx {
  *                 script's caller passed them).
  *   ADMIT_REPLAY  a journal, AOF or replica stream: lookup and arity only.
  *
- * The ACL check will be one more step here. */
+ * The ACL check (acl.h) applies to the first three when `who` has ADM_ACL. */
 enum { ADMIT_SOCKET = 0, ADMIT_QUEUE, ADMIT_SCRIPT, ADMIT_REPLAY };
 enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
 

@@ -449,6 +449,9 @@ def test_acl_log(admin, srv):
                         "entry-id", "timestamp-created", "timestamp-last-updated"}
     assert key["client-info"]["user"] == "g" and key["client-info"]["cmd"] == "get"
     assert log[0]["object"] == "auth" and log[0]["username"] == "g"
+    info = admin.info("stats")
+    assert info["acl_access_denied_key"] >= 3 and info["acl_access_denied_cmd"] >= 1
+    assert info["acl_access_denied_auth"] >= 1 and "acl_access_denied_channel" in info
     assert len(admin.acl_log(1)) == 1
     admin.config_set("acllog-max-len", 2)
     assert len(admin.acl_log()) == 2
