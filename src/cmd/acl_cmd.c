@@ -104,7 +104,7 @@ void cmd_acl_whoami(struct cmd_ctx *c) {
 
 void cmd_acl_cat(struct cmd_ctx *c) {
     if (c->argc > 3) {
-        reply_arity(c);
+        reply_subcommand_error(c);
         return;
     }
     if (c->argc == 2) {
@@ -134,10 +134,14 @@ void cmd_acl_cat(struct cmd_ctx *c) {
 void cmd_acl_genpass(struct cmd_ctx *c) {
     long long bits = 256;
     if (c->argc > 3) {
-        reply_arity(c);
+        reply_subcommand_error(c);
         return;
     }
-    if (c->argc == 3 && (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &bits) || bits <= 0 || bits > 4096)) {
+    if (c->argc == 3 && !hk_str2ll(c->argv[2].ptr, c->argv[2].len, &bits)) {
+        reply_status(c, HK_ERR_NOT_INT);
+        return;
+    }
+    if (bits <= 0 || bits > 4096) {
         reply_error(c, "ERR ACL GENPASS argument must be the number of bits for the output password, a positive "
                        "number up to 4096");
         return;
@@ -157,7 +161,7 @@ void cmd_acl_genpass(struct cmd_ctx *c) {
 void cmd_acl_log(struct cmd_ctx *c) {
     long long n = 10;
     if (c->argc > 3) {
-        reply_arity(c);
+        reply_subcommand_error(c);
         return;
     }
     if (c->argc == 3) {
@@ -166,10 +170,11 @@ void cmd_acl_log(struct cmd_ctx *c) {
             reply_ok(c);
             return;
         }
-        if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &n) || n < 0) {
-            reply_error(c, "ERR value is out of range, must be positive");
+        if (!hk_str2ll(c->argv[2].ptr, c->argv[2].len, &n)) {
+            reply_status(c, HK_ERR_NOT_INT);
             return;
         }
+        if (n < 0) n = 0;
     }
     struct acl_log_view *v;
     int m = acl_log_get((long)n, &v);

@@ -1143,7 +1143,7 @@ static void kick_each(struct worker *w, void *arg) {
         for (int i = 0; i < k->n; i++) {
             if (k->ids[i] != id) continue;
             int close = !k->snaps[i];
-            if (!close && pubsub_client_count(c) + (int)0 >= 0) {
+            if (!close && c->ps) {
                 struct subs_ctx x = {k->snaps[i], 0};
                 pubsub_client_each(c, sub_check, &x);
                 close = x.denied;
