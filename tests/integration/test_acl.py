@@ -479,6 +479,18 @@ def test_acl_log(admin, srv):
     assert admin.execute_command("ACL", "LOG", "-1") == []
 
 
+def test_setuser_redacted_in_slowlog(admin, redis_ref):
+    admin.config_set("slowlog-log-slower-than", 0)
+    try:
+        admin.slowlog_reset()
+        admin.execute_command("ACL", "SETUSER", "red", "on", ">secret")
+        entries = admin.slowlog_get(10)
+    finally:
+        admin.config_set("slowlog-log-slower-than", 10000)
+    cmds = [e["command"].decode() if isinstance(e["command"], bytes) else e["command"] for e in entries]
+    assert "acl setuser (redacted) (redacted) (redacted)" in [c.lower() for c in cmds], cmds
+
+
 def test_acl_pubsub_default(admin, srv):
     assert admin.config_get("acl-pubsub-default") == {"acl-pubsub-default": "resetchannels"}
     admin.config_set("acl-pubsub-default", "allchannels")
