@@ -9,6 +9,7 @@
 #include "../server/server.h"
 #include "cmds.h"
 #include "cmdutil.h"
+#include "srvcmd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -256,7 +257,6 @@ void cmd_acl_load(struct cmd_ctx *c) {
 
 void cmd_acl_help(struct cmd_ctx *c) {
     static const char *const lines[] = {
-        "ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CAT [<category>]",
         "    List all commands that belong to <category>, or all command categories",
         "    when no category is specified.",
@@ -283,9 +283,7 @@ void cmd_acl_help(struct cmd_ctx *c) {
         "    List all the registered usernames.",
         "WHOAMI",
         "    Return the current connection username.",
-        "HELP",
-        "    Print this help.",
+        NULL,
     };
-    reply_array(c, (long long)(sizeof(lines) / sizeof(lines[0])));
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) reply_simple(c, lines[i]);
+    reply_help(c, "ACL", lines);
 }
