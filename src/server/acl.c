@@ -3,8 +3,10 @@
  *
  * What it is not: the ACL command's replies (src/cmd/acl_cmd.c) and the
  * admission step itself (exec.c calls acl_admit). acl.h explains how a
- * user's permissions are published to the workers; the lock is
- * acl_lock, a leaf (nothing else is taken while it is held). */
+ * user's permissions are published to the workers. The registry's lock
+ * is acl_lock; under it only cfg_lock is taken (reading requirepass), and
+ * the disconnect broadcast is posted after it is released. ACL LOG has
+ * its own leaf lock, log_lock. */
 #include "acl.h"
 
 #include "../core/alloc.h"
