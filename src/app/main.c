@@ -16,6 +16,7 @@
 #include "../server/server.h"
 #include "../server/snapshot.h"
 #include "../server/aof.h"
+#include "../server/acl.h"
 #include "../store/db.h"
 #include "../server/tlsconf.h"
 #include "../server/txn.h"
@@ -173,6 +174,7 @@ int main(int argc, char **argv) {
 
     hk_clock_init();
     cmdtable_init();
+    acl_init();
     block_init();
     txn_init();
     atomic_store(&server.active_expire_enabled, 1);

@@ -17,6 +17,7 @@
  * Not here: CLIENT UNBLOCK (blocking commands). */
 #include "../core/alloc.h"
 #include "../server/clientmem.h"
+#include "../server/acl.h"
 #include "../server/config.h"
 #include "../server/creply.h"
 #include "../server/pubsub.h"
@@ -590,6 +591,7 @@ struct admin_req {
     /* KILL filters. */
     int old_form, skipme;
     char *addr, *laddr;
+    char *user; /* USER filter, or NULL */
     uint64_t id;          /* 0: any */
     long long maxage;     /* seconds, 0: any */
     int close_self;       /* written by the caller's worker only */
@@ -606,6 +608,7 @@ static void admin_req_free(struct admin_req *r) {
     hk_free(r->sorted);
     hk_free(r->addr);
     hk_free(r->laddr);
+    hk_free(r->user);
     hk_free(r);
 }
 
@@ -646,6 +649,7 @@ static void admin_each(struct worker *w, void *arg) {
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         if (r->addr && strcmp(c->addr, r->addr) != 0) continue;
         if (r->laddr && strcmp(c->laddr, r->laddr) != 0) continue;
+        if (r->user && strcmp(acl_client_name(c), r->user) != 0) continue;
         if (r->type >= 0 && client_type(c) != r->type) continue;
         if (r->id && c->id != r->id) continue;
         int self = c->id == r->origin_id;
@@ -830,12 +834,12 @@ void cmd_client_kill(struct cmd_ctx *c) {
                 hk_free(r->laddr);
                 r->laddr = hk_strndup(v->ptr, v->len);
             } else if (more && arg_is(opt, "user")) {
-                /* Only the default user exists until ACLs arrive; every
-                 * connection is authenticated as it. */
-                if (!(v->len == 7 && memcmp(v->ptr, "default", 7) == 0)) {
+                if (!acl_user_exists(v->ptr, v->len)) {
                     reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->ptr);
                     goto fail;
                 }
+                hk_free(r->user);
+                r->user = hk_strndup(v->ptr, v->len);
             } else if (more && arg_is(opt, "skipme")) {
                 if (arg_is(v, "yes")) r->skipme = 1;
                 else if (arg_is(v, "no")) r->skipme = 0;

@@ -432,93 +432,6 @@ void cmd_command_list(struct cmd_ctx *c) {
     reply_fill_array(c, h, n);
 }
 
-/* Keys found by following the key specs, Redis's way: each spec adds its
- * keys with its flags. Returns the count, -1 when a spec cannot be
- * followed (unknown or incomplete), -2 when the arguments do not fit a
- * spec; keyword specs whose keyword is absent add nothing. pos and flags hold
- * nspecs * argc entries. */
-static int keys_from_specs(const struct command *cmd, const hk_slice *argv, int argc, int *pos, uint64_t *flags) {
-    int n = 0;
-    for (int s = 0; s < cmd->nspecs; s++) {
-        const struct keyspec *ks = &cmd->specs[s];
-        if (ks->flags & KS_NOT_KEY) continue; /* a channel, not a key (SPUBLISH) */
-        if (ks->flags & KS_INCOMPLETE) return -1;
-        int first = 0;
-        if (ks->bs == KSB_INDEX) first = ks->bs_pos;
-        else if (ks->bs == KSB_KEYWORD) {
-            /* From startfrom towards the end (or, when negative, from that
-             * far from the end towards the start); a keyword in the last
-             * argument has no key after it. */
-            int from = ks->bs_pos > 0 ? ks->bs_pos : argc + ks->bs_pos;
-            int forward = ks->bs_pos > 0;
-            for (int i = from; forward ? i < argc - 1 : i > 1; i += forward ? 1 : -1) {
-                if (i < 1 || i >= argc) break;
-                if (hk_eqi(argv[i].ptr, argv[i].len, ks->keyword)) {
-                    first = i + 1;
-                    break;
-                }
-            }
-            if (!first) continue;
-        } else return -1;
-        int last, step;
-        if (ks->fk == KSF_RANGE) {
-            step = ks->fk_b;
-            if (ks->fk_a >= 0) last = first + ks->fk_a;
-            else if (!ks->fk_c) last = argc + ks->fk_a;
-            else last = first + ((argc - first) / ks->fk_c + ks->fk_a);
-        } else if (ks->fk == KSF_KEYNUM) {
-            step = ks->fk_c;
-            long long nk;
-            int at = first + ks->fk_a;
-            if (at >= argc || !hk_str2ll(argv[at].ptr, argv[at].len, &nk) || nk < 0 || nk > argc) return -2;
-            first += ks->fk_b;
-            last = first + ((int)nk - 1) * step;
-        } else return -1;
-        if (last >= argc || last < first || first >= argc || step <= 0) return -2;
-        for (int i = first; i <= last; i += step) {
-            pos[n] = i;
-            flags[n] = ks->flags;
-            n++;
-        }
-    }
-    return n;
-}
-
-/* SET: the key is read and updated when GET is given, overwritten else. */
-static uint64_t set_key_flags(const hk_slice *argv, int argc) {
-    for (int i = 3; i < argc; i++)
-        if (hk_eqi(argv[i].ptr, argv[i].len, "get")) return KS_RW | KS_ACCESS | KS_UPDATE;
-    return KS_OW | KS_UPDATE;
-}
-
-/* BITFIELD: only read while every operation is a GET (with its
- * arguments) or an OVERFLOW; anything else may write. */
-static uint64_t bitfield_key_flags(const hk_slice *argv, int argc) {
-    for (int i = 2; i < argc; i++) {
-        int left = argc - i - 1;
-        if (hk_eqi(argv[i].ptr, argv[i].len, "get") && left >= 2) i += 2;
-        else if (hk_eqi(argv[i].ptr, argv[i].len, "overflow") && left >= 1) i += 1;
-        else return KS_RW | KS_ACCESS | KS_UPDATE;
-    }
-    return KS_RO | KS_ACCESS;
-}
-
-/* The flags of a key a finder located (the specs could not be followed):
- * those of the index/range spec that covers it, else of the last spec the
- * specs cannot place (SORT's STORE), else of the first spec. */
-static uint64_t flags_at(const struct command *cmd, int argc, int p) {
-    uint64_t unplaced = 0;
-    for (int s = 0; s < cmd->nspecs; s++) {
-        const struct keyspec *ks = &cmd->specs[s];
-        if (ks->bs == KSB_INDEX && ks->fk == KSF_RANGE && ks->fk_b > 0) {
-            int last = ks->fk_a >= 0 ? ks->bs_pos + ks->fk_a : argc + ks->fk_a;
-            if (p >= ks->bs_pos && p <= last && (p - ks->bs_pos) % ks->fk_b == 0) return ks->flags;
-        } else if (ks->bs != KSB_INDEX && ks->bs != KSB_KEYWORD) unplaced = ks->flags;
-    }
-    if (unplaced) return unplaced;
-    return cmd->nspecs ? cmd->specs[0].flags : 0;
-}
-
 /* Shared by GETKEYS and GETKEYSANDFLAGS: resolve the command in argv[2..]
  * and find its keys as indexes into c->argv, with their key-spec flags:
  * by the key specs, else by the command's own key positions (also used
@@ -542,25 +455,10 @@ static int getkeys_common(struct cmd_ctx *c, const struct command **out, int **i
         reply_error(c, "ERR Invalid number of arguments specified for command");
         return -1;
     }
-    size_t cap = (size_t)argc * (size_t)(cmd->nspecs ? cmd->nspecs : 1);
+    size_t cap = command_keys_flags_cap(cmd, argc);
     *idx = hk_malloc(cap * sizeof(int));
     *kf = hk_malloc(cap * sizeof(uint64_t));
-    int varflags = 0;
-    for (int s = 0; s < cmd->nspecs; s++)
-        if (cmd->specs[s].flags & KS_VARIABLE_FLAGS) varflags = 1;
-    int n = varflags ? -1 : keys_from_specs(cmd, argv, argc, *idx, *kf);
-    /* Arguments that do not fit the specs have no keys, unless a finder
-     * knows better (as Redis asks a command's getkeys function). */
-    if (n == -2 && !cmd->getkeys) n = 0;
-    if (n < 0) {
-        /* The key finders read argv alone: show them the inner command. */
-        n = command_keys(cmd, argv, argc, *idx);
-        /* Flags that depend on the arguments are the same for every key. */
-        uint64_t whole = 0;
-        if (varflags && !strcmp(cmd->fullname, "set")) whole = set_key_flags(argv, argc);
-        else if (varflags && !strcmp(cmd->fullname, "bitfield")) whole = bitfield_key_flags(argv, argc);
-        for (int i = 0; i < n; i++) (*kf)[i] = whole ? whole : flags_at(cmd, argc, (*idx)[i]);
-    }
+    int n = command_keys_flags(cmd, argv, argc, *idx, *kf);
     if (n <= 0 && !(n == 0 && (cmd->flags & CMD_NO_MANDATORY_KEYS))) {
         reply_error(c, "ERR Invalid arguments specified for command");
         hk_free(*idx);

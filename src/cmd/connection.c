@@ -2,6 +2,7 @@
  * connection state they change (database, protocol, authentication) lives
  * in the running context and its connection (c->cl). */
 #include "../core/alloc.h"
+#include "../server/acl.h"
 #include "../server/config.h"
 #include "../server/creply.h"
 #include "../server/pubsub.h"
@@ -44,22 +45,20 @@ void cmd_select(struct cmd_ctx *c) {
 }
 
 /* Check "default"/password; 1 when the client may proceed. Replies on error. */
+/* Authenticate as user (the default user when NULL) with pass, through
+ * the ACL users; 1 when the client may proceed. Replies on error. */
 static int try_auth(struct cmd_ctx *c, const hk_slice *user, const hk_slice *pass) {
-    if (!atomic_load(&cfg.requirepass_set) && (!user || hk_eqi(user->ptr, user->len, "default"))) {
-        if (!user) {
-            reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
-                           "Are you sure your configuration is correct?");
-            return 0;
-        }
-        /* "nopass" default user: any password is accepted. */
-        c->cl->flags |= CLIENT_AUTHENTICATED;
-        return 1;
+    if (!user && acl_default_nopass()) {
+        reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
+                       "Are you sure your configuration is correct?");
+        return 0;
     }
-    if ((user && !(user->len == 7 && memcmp(user->ptr, "default", 7) == 0)) || !cfg_check_password(pass->ptr, pass->len)) {
+    const char *un = user ? user->ptr : "default";
+    size_t ul = user ? user->len : 7;
+    if (!acl_authenticate(c->cl, un, ul, pass->ptr, pass->len)) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    c->cl->flags |= CLIENT_AUTHENTICATED;
     return 1;
 }
 
@@ -153,7 +152,6 @@ void cmd_reset(struct cmd_ctx *c) {
     ctx_follow_client(c);
     hk_free(c->cl->name);
     c->cl->name = NULL;
-    if (atomic_load(&cfg.requirepass_set)) c->cl->flags &= ~CLIENT_AUTHENTICATED;
-    else c->cl->flags |= CLIENT_AUTHENTICATED;
+    acl_client_reset(c->cl);
     reply_simple(c, "RESET");
 }

@@ -12,6 +12,7 @@
 #include "../server/pubsub.h"
 #include "../server/tracking.h"
 #include "../server/txn.h"
+#include "../server/acl.h"
 #include "../server/config.h"
 #include "../server/lazyfree.h"
 #include "../server/replid.h"
@@ -277,6 +278,8 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
     tracking_info(&tr_keys, &tr_items, &tr_prefixes);
     long long ex_total, ex_cur;
     evict_exceeded_ms(&ex_total, &ex_cur);
+    unsigned long long acl_denied[4];
+    acl_denied_counts(acl_denied);
     sb_catf(b,
             "# Stats\r\n"
             "total_connections_received:%llu\r\n"
@@ -325,10 +328,14 @@ static void sec_stats(struct sbuf *b, const struct stats_totals *t) {
             "io_threaded_reads_processed:0\r\n"
             "io_threaded_writes_processed:0\r\n"
             "client_query_buffer_limit_disconnections:%llu\r\n"
-            "client_output_buffer_limit_disconnections:%llu\r\n",
+            "client_output_buffer_limit_disconnections:%llu\r\n"
+            "acl_access_denied_auth:%llu\r\n"
+            "acl_access_denied_cmd:%llu\r\n"
+            "acl_access_denied_key:%llu\r\n"
+            "acl_access_denied_channel:%llu\r\n",
             t->conns, t->cmds, stats_inst(STATS_INST_OPS), t->net_in, t->net_out, (double)stats_inst(STATS_INST_NET_IN) / 1024,
             (double)stats_inst(STATS_INST_NET_OUT) / 1024, t->rejected, t->expired, t->evicted_keys, t->evicted_clients, ex_total, ex_cur, t->hits, t->misses,
-            ps_channels, ps_patterns, ps_shard, tr_keys, tr_items, tr_prefixes, t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc);
+            ps_channels, ps_patterns, ps_shard, tr_keys, tr_items, tr_prefixes, t->unexpected, t->errors, t->reads, t->writes, t->qbuf_disc, t->obuf_disc, acl_denied[0], acl_denied[1], acl_denied[2], acl_denied[3]);
 #ifdef HK_LOCK_STATS
     /* Instrumented builds only (bench/scaling.sh): shard locks that were
      * found taken, and the time spent waiting for them. */

@@ -11,6 +11,7 @@
  * (MULTI ... EXEC in the journal when there are two or more). The
  * connection state lives in src/server/txn.c. */
 #include "../core/alloc.h"
+#include "../server/acl.h"
 #include "../server/creply.h"
 #include "../server/txn.h"
 #include "../store/db.h"
@@ -103,6 +104,26 @@ static int txn_watched_changed(struct cmd_ctx *c, struct txn *t) {
     return txn_watch_dirty(c->cl);
 }
 
+/* The ACL check of a queued command at EXEC time: 1 to run it, 0 when
+ * refused (the error is its reply, and ACL LOG has it). */
+static int exec_acl_recheck(struct cmd_ctx *c, struct client *cl, const struct command *cmd, hk_slice *argv,
+                            int argc) {
+    struct acl_user *u = acl_client_user(cl, cl->user ? cl->user : &acl_default_ident, cl->acl, cl->acl_gen);
+    if (u->flags & USER_ALLPERM) return 1;
+    int pos;
+    int r = acl_check(u, cmd, argv, argc, &pos);
+    if (r == ACL_OK) return 1;
+    if (r == ACL_DENIED_CMD) acl_log_add(cl, r, ACL_CTX_MULTI, cmd->fullname, strlen(cmd->fullname), u->name);
+    else acl_log_add(cl, r, ACL_CTX_MULTI, argv[pos].ptr, argv[pos].len, u->name);
+    char msg[512];
+    acl_denied_text(msg, sizeof(msg), r, u->name, cmd, &argv[pos], 0);
+    reply_errorf(c,
+                 "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. "
+                 "This command is no longer allowed for the following reason: %s",
+                 msg);
+    return 0;
+}
+
 void cmd_exec(struct cmd_ctx *c) {
     struct client *cl = c->cl;
     struct txn *t = cl->txn;
@@ -149,6 +170,9 @@ void cmd_exec(struct cmd_ctx *c) {
          * fed ahead as dispatch does). */
         if ((cmd->flags & CMD_RUNS_SCRIPT) && atomic_load_explicit(&monitor_count, memory_order_relaxed))
             monitor_feed(cl, cmd, cmds[i].argv, cmds[i].argc, c->db);
+        /* The user's rules may have changed since the command was queued
+         * (checked then too): Redis checks again here. */
+        if (!exec_acl_recheck(c, cl, cmd, cmds[i].argv, cmds[i].argc)) continue;
         exec_nested(c, cmd, cmds[i].argv, cmds[i].argc);
         long long dt = hk_clock_ns() - t0;
         if (c->w) {

@@ -4,6 +4,7 @@
  * Not here: key eviction (evict.c), output buffer limits (dispatch.c),
  * the query buffer limit (worker.c). */
 #include "clientmem.h"
+#include "acl.h"
 
 #include "../core/alloc.h"
 #include "config.h"
@@ -367,12 +368,12 @@ void client_info_cat(struct hk_buf *b, struct client *c, const struct command *c
     buf_printf(b,
                "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lld psub=%lld "
                "ssub=%lld multi=%d watch=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu "
-               "obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d "
+               "obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=%lld resp=%d "
                "lib-name=%s lib-ver=%s io-thread=%d tot-net-in=%lld tot-net-out=%lld tot-cmds=%lld",
                (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", age, idle, flags,
                c->ctx.db, sub, psub, ssub, c->txn && c->txn->active ? c->txn->n : -1,
                c->txn && !doomed ? c->txn->nw : 0, run->qbuf, run->qfree, run->argv_mem, c->txn ? c->txn->mem : 0,
-               rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", redir, c->ctx.resp,
+               rbs, rbp, obl, oll, omem, tot, events, cmd ? cmd->fullname : "NULL", acl_client_name(c), redir, c->ctx.resp,
                c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "", c->w ? c->w->id : 0, c->tot_net_in,
                c->tot_net_out, run->tot_cmds);
 }

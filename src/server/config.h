@@ -51,12 +51,16 @@ struct server_config {
     /* TLS (src/server/tlsconf.c): the port, and what the context is built from. */
     _Atomic long long tls_port, tls_auth_clients, tls_prefer_server_ciphers, tls_session_caching;
     _Atomic long long tls_session_cache_size, tls_session_cache_timeout;
+    /* ACL (acl.h): ACL LOG's length, and whether new users and selectors
+     * start with allchannels (1) or resetchannels (0). */
+    _Atomic long long acllog_max_len, acl_pubsub_default;
     _Atomic int requirepass_set;
     /* Strings: guarded by cfg_lock. */
     char *bind;       /* space separated, as given */
     char *unixsocket; /* "" when none */
     char *logfile;    /* "" = stdout */
     char *requirepass;
+    char *aclfile;    /* "" when none */
     char *pidfile;
     char *dir;
     char *save;
@@ -78,8 +82,6 @@ extern pthread_rwlock_t cfg_lock;
 void config_load(int argc, char **argv);
 /* Copy of a string setting (caller frees with hk_free). */
 char *cfg_get_string(char **field);
-/* Compare a password with requirepass in constant time; 1 when equal. */
-int cfg_check_password(const char *p, size_t len);
 
 struct client;
 void cmd_config(struct client *c);

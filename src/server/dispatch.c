@@ -9,6 +9,7 @@
  * with their shards locked. */
 #include "../core/alloc.h"
 #include "../store/db.h"
+#include "acl.h"
 #include "blocking.h"
 #include "config.h"
 #include "creply.h"
@@ -56,8 +57,11 @@ int client_soft_limit_passed(const struct client *c, long long now_ms) {
 }
 
 /* What a connection is, for the admission step. */
-static unsigned client_admit_who(const struct client *c) {
+static unsigned client_admit_who(struct client *c) {
     unsigned who = 0;
+    /* One load and compare while the user is unchanged (acl.h). */
+    struct acl_user *u = acl_client_user(c, c->user ? c->user : &acl_default_ident, c->acl, c->acl_gen);
+    if (!(u->flags & USER_ALLPERM)) who |= ADM_ACL;
     if (c->flags & CLIENT_AUTHENTICATED) who |= ADM_AUTHED;
     if (c->flags & CLIENT_LOCAL) who |= ADM_LOCAL;
     if (c->flags & CLIENT_MONITOR) who |= ADM_MONITOR;

@@ -3,6 +3,7 @@
  * connections: dispatch.c turns a request into a context and calls
  * exec_command, blocking.c does the same for a woken client. */
 #include "exec.h"
+#include "acl.h"
 #include "evict.h"
 
 #include "../core/alloc.h"
@@ -183,6 +184,7 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
             reply_error(c, "ERR This Redis command is not allowed from script");
             return ADMIT_REFUSED;
         }
+        if ((who & ADM_ACL) && !acl_admit(c, policy)) return ADMIT_REFUSED;
         if ((who & ADM_NO_WRITES) && (cmd->flags & CMD_WRITE)) {
             reply_error(c, "ERR Write commands are not allowed from read-only scripts.");
             return ADMIT_REFUSED;
@@ -212,6 +214,11 @@ int exec_admit_slow(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued
     }
     if (!(who & ADM_AUTHED) && !(cmd->flags & CMD_NO_AUTH)) {
         refuse_status(c, HK_ERR_NOAUTH);
+        admit_count_rejected(c, cmd);
+        return ADMIT_REFUSED;
+    }
+    /* ACL, right after authentication as in Redis (acl.h). */
+    if ((who & ADM_ACL) && !acl_admit(c, policy)) {
         admit_count_rejected(c, cmd);
         return ADMIT_REFUSED;
     }

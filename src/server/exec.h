@@ -128,6 +128,9 @@ struct cmd_ctx {
     void *udata; /* for before_unlock */
     /* Work deferred until the locks are released (exec_after_unlock). */
     struct deferred *deferred;
+    /* Whose ACL user a context without a connection runs for: a script's
+     * connection, for its redis.call checks (NULL: no check). */
+    struct client *acl_of;
 };
 
 /* ---- admission -------------------------------------------------------- */
@@ -149,7 +152,7 @@ struct cmd_ctx {
  *                 script's caller passed them).
  *   ADMIT_REPLAY  a journal, AOF or replica stream: lookup and arity only.
  *
- * The ACL check will be one more step here. */
+ * The ACL check (acl.h) applies to the first three when `who` has ADM_ACL. */
 enum { ADMIT_SOCKET = 0, ADMIT_QUEUE, ADMIT_SCRIPT, ADMIT_REPLAY };
 enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
 
@@ -159,6 +162,7 @@ enum { ADMIT_OK = 0, ADMIT_REFUSED = 1, ADMIT_PAUSED = 2 };
 #define ADM_MONITOR (1u << 2)   /* in MONITOR mode */
 #define ADM_NO_WRITES (1u << 3) /* a script that may not write (EVAL_RO, FCALL_RO, no-writes) */
 #define ADM_PUBSUB2 (1u << 4)   /* a RESP2 connection with subscriptions */
+#define ADM_ACL (1u << 6)       /* its user is not allowed everything: the ACL check applies */
 #define ADM_OOM (1u << 5)       /* a script that met maxmemory at its start, has not written yet and may not
                                  * pass it (no allow-oom): its denyoom calls are refused */
 

@@ -51,6 +51,8 @@ _Atomic int monitor_count;
 int observe_redacted(const struct command *cmd, const hk_slice *argv, int argc, int i) {
     if (i < 1) return 0;
     if (!cmd->parent && !strcmp(cmd->name, "auth")) return argc <= 3;
+    /* ACL SETUSER: the user name and every rule (passwords among them). */
+    if (cmd->parent && !strcmp(cmd->fullname, "acl|setuser")) return i >= 2;
     if (cmd->parent && !strcmp(cmd->fullname, "config|set")) {
         /* The value of every sensitive setting (requirepass...), whatever
          * happens to the rest of the command. */

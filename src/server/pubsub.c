@@ -288,6 +288,18 @@ static long long kind_count(const struct client *c, int kind) {
     return c->ps ? (long long)c->ps->names[kind].count : 0;
 }
 
+void pubsub_client_each(struct client *c, void (*fn)(int kind, const char *name, size_t len, void *arg), void *arg) {
+    if (!c->ps) return;
+    for (int k = 0; k < K_COUNT; k++) {
+        struct ht_iter it;
+        ht_iter_init(&it, &c->ps->names[k]);
+        for (struct hnode *n; (n = ht_iter_next(&it));) {
+            struct nent *e = (struct nent *)n;
+            fn(k == K_PAT ? PS_PATTERN_KIND : k, e->name, e->len, arg);
+        }
+    }
+}
+
 int pubsub_client_count(const struct client *c) { return (int)(kind_count(c, K_CHAN) + kind_count(c, K_PAT)); }
 
 void pubsub_client_counts(const struct client *c, long long *sub, long long *psub, long long *ssub) {

@@ -77,6 +77,10 @@ void pubsub_client_reset(struct client *c);
 /* Its subscriptions: channels + patterns (Redis's count in SUBSCRIBE
  * replies), and each kind alone (CLIENT LIST sub=, psub=, ssub=). */
 int pubsub_client_count(const struct client *c);
+/* Each subscription of c (on its own worker): kind is PS_CHANNEL,
+ * PS_SHARD or PS_PATTERN_KIND (a PSUBSCRIBE pattern). */
+#define PS_PATTERN_KIND 2
+void pubsub_client_each(struct client *c, void (*fn)(int kind, const char *name, size_t len, void *arg), void *arg);
 void pubsub_client_counts(const struct client *c, long long *sub, long long *psub, long long *ssub);
 
 /* INFO stats: channels and shard channels with a subscriber, patterns

@@ -10,6 +10,7 @@
  * through the admission step (ADMIT_SCRIPT) and exec_nested, with a
  * capture buffer as the reply sink. */
 #include "script.h"
+#include "acl.h"
 
 #include "../core/alloc.h"
 #include "../core/sha1.h"
@@ -806,6 +807,9 @@ static int redis_generic_call(lua_State *L, int raise) {
     sc->resp = run->resp;
     sc->errors = 0;
     unsigned who = run->ro ? ADM_NO_WRITES : 0;
+    if (sc->acl_of && !(acl_client_user(sc->acl_of, sc->acl_of->user ? sc->acl_of->user : &acl_default_ident,
+                                        sc->acl_of->acl, sc->acl_of->acl_gen)->flags & USER_ALLPERM))
+        who |= ADM_ACL;
     /* Redis's scriptVerifyOOM: only before the script's first write. */
     if (run->oom && !run->wrote && !(run->flags & SCRIPT_FLAG_ALLOW_OOM)) who |= ADM_OOM;
     int adm = exec_admit(sc, ADMIT_SCRIPT, who, 0);
@@ -1001,8 +1005,22 @@ static int l_redis_acl_check_cmd(lua_State *L) {
         cmd = sub ? cmd_lookup_sub(cmd, sub, sn) : NULL;
     }
     if (!cmd) return raise_errc(L, "ERR Invalid command passed to redis.acl_check_cmd()");
-    /* Every connection is the default user, who may run everything. */
-    lua_pushboolean(L, 1);
+    struct lua_env *e = env_of(L);
+    struct client *cl = e->run ? e->run->sctx.acl_of : NULL;
+    int ok = 1;
+    if (cl) {
+        hk_slice stackv[16], *argv = argc <= 16 ? stackv : hk_malloc((size_t)argc * sizeof(hk_slice));
+        for (int i = 1; i <= argc; i++) {
+            size_t l;
+            const char *p = lua_tolstring(L, i, &l);
+            argv[i - 1] = (hk_slice){p, l};
+        }
+        struct acl_user *u = acl_client_user(cl, cl->user ? cl->user : &acl_default_ident, cl->acl, cl->acl_gen);
+        int pos;
+        ok = acl_check(u, cmd, argv, argc, &pos) == ACL_OK;
+        if (argv != stackv) hk_free(argv);
+    }
+    lua_pushboolean(L, ok);
     return 1;
 }
 
@@ -1776,6 +1794,8 @@ static void run_script(struct cmd_ctx *c, struct lua_env *e, int fn, const struc
         sc->ls = c->ls;
         sc->prop = c->prop;
         sc->cl = NULL;
+        /* redis.call is checked against the connection's ACL user. */
+        sc->acl_of = c->cl ? c->cl : c->acl_of;
         sc->w = c->w;
         sc->frozen_us = hk_ustime();
         e->run = &run;

@@ -281,6 +281,13 @@ struct command *cmd_lookup_sub(struct command *parent, const char *name, size_t 
 int commands_count(void); /* top-level commands */
 int commands_total(void); /* commands plus subcommands: size of stats arrays */
 struct command *command_by_id(int id);
+/* The keys of argv for cmd with their key-spec flags (KS_*), Redis's way:
+ * by the key specs, else by the row's key positions and finder (with the
+ * flags of the spec that covers each key). pos and flags have room for
+ * command_keys_flags_cap(cmd, argc) entries. Returns the count, or -1 when
+ * the arguments are malformed. */
+size_t command_keys_flags_cap(const struct command *cmd, int argc);
+int command_keys_flags(const struct command *cmd, const hk_slice *argv, int argc, int *pos, uint64_t *flags);
 
 /* ---- statistics ------------------------------------------------------- */
 
@@ -521,6 +528,12 @@ struct client {
     struct txn *txn;         /* MULTI queue and WATCH list (txn.h), NULL until used */
     struct client_ps *ps;    /* its subscriptions (pubsub.c), NULL until the first */
     struct ctrack *track;    /* client-side caching state (tracking.c), NULL until used */
+    /* ACL (acl.h): the user it is authenticated as (NULL: default), the
+     * snapshot its commands are checked against (a counted reference,
+     * NULL until its first command) and that user's generation then. */
+    struct acl_ident *user;
+    struct acl_user *acl;
+    unsigned long acl_gen;
     long long tot_net_in, tot_net_out, tot_cmds;
     /* Most bytes the head output block held when a write began, since the
      * worker's last 5-second reset (CLIENT LIST rbp, Redis's buf_peak). */
@@ -695,7 +708,7 @@ void admit_aof_error(const char *err);
 static inline int exec_admit(struct cmd_ctx *c, int policy, unsigned who, uint64_t queued_flags) {
     struct worker *w = c->w;
     if (__builtin_expect(
-            policy == ADMIT_SOCKET && w != NULL && (who & (ADM_AUTHED | ADM_MONITOR | ADM_PUBSUB2)) == ADM_AUTHED, 1)) {
+            policy == ADMIT_SOCKET && w != NULL && (who & (ADM_AUTHED | ADM_MONITOR | ADM_PUBSUB2 | ADM_ACL)) == ADM_AUTHED, 1)) {
         const hk_slice *a0 = &c->argv[0];
         struct command *cmd = w->last_cmd;
         if (cmd && a0->len == w->last_cmd_len && memcmp(a0->ptr, w->last_cmd_name, a0->len) == 0 && !cmd->nsubs &&

@@ -17,6 +17,7 @@
 #include "journal.h"
 #include "evict.h"
 #include "server.h"
+#include "acl.h"
 #include "pubsub.h"
 #include "snapshot.h"
 #include "tracking.h"
@@ -230,6 +231,7 @@ static void client_free(struct client *c) {
     ctx_destroy(&c->ctx);
     resp_req_free(&c->req);
     ob_free(&c->out);
+    acl_client_free(c);
     hk_free(c->name);
     hk_free(c->lib_name);
     hk_free(c->lib_ver);
