@@ -14,6 +14,7 @@
 #include "cmds.h"
 #include "cmdutil.h"
 #include "srvcmd.h"
+#include "../server/acl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,17 +47,6 @@ static const struct named_bit flag_names[] = {
     {CMD_NO_MULTI, "no_multi"},
     {CMD_MOVABLE_KEYS, "movablekeys"},
     {CMD_ALLOW_BUSY, "allow_busy"},
-};
-
-static const struct named_bit acl_names[] = {
-    {ACL_KEYSPACE, "keyspace"},   {ACL_READ, "read"},       {ACL_WRITE, "write"},
-    {ACL_SET, "set"},             {ACL_SORTEDSET, "sortedset"}, {ACL_LIST, "list"},
-    {ACL_HASH, "hash"},           {ACL_STRING, "string"},   {ACL_BITMAP, "bitmap"},
-    {ACL_HYPERLOGLOG, "hyperloglog"}, {ACL_GEO, "geo"},     {ACL_STREAM, "stream"},
-    {ACL_PUBSUB, "pubsub"},       {ACL_ADMIN, "admin"},     {ACL_FAST, "fast"},
-    {ACL_SLOW, "slow"},           {ACL_BLOCKING, "blocking"}, {ACL_DANGEROUS, "dangerous"},
-    {ACL_CONNECTION, "connection"}, {ACL_TRANSACTION, "transaction"}, {ACL_SCRIPTING, "scripting"},
-    {ACL_VECTORSET, "vectorset"},
 };
 
 static const struct named_bit keyflag_names[] = {
@@ -213,7 +203,17 @@ static void reply_command_info(struct cmd_ctx *c, const struct command *cmd) {
     reply_int(c, cmd->first);
     reply_int(c, cmd->last);
     reply_int(c, cmd->step);
-    reply_bits_set(c, cmd->acl, acl_names, NELEM(acl_names), "@");
+    /* The categories, named and ordered as ACL CAT lists them. */
+    int ncat = 0;
+    for (int i = 0; i < acl_category_count(); i++)
+        if (cmd->acl & acl_category_bit(i)) ncat++;
+    reply_set(c, ncat);
+    for (int i = 0; i < acl_category_count(); i++) {
+        if (!(cmd->acl & acl_category_bit(i))) continue;
+        char buf[64];
+        snprintf(buf, sizeof(buf), "@%s", acl_category_name(i));
+        reply_simple(c, buf);
+    }
     reply_tips(c, cmd);
     reply_key_specs(c, cmd);
     if (!cmd->nsubs) {
@@ -403,8 +403,7 @@ void cmd_command_list(struct cmd_ctx *c) {
         if (arg_is(kind, "module")) filter = FILTER_MODULE;
         else if (arg_is(kind, "aclcat")) {
             filter = FILTER_ACLCAT;
-            for (size_t i = 0; i < NELEM(acl_names); i++)
-                if (hk_eqi(pat->ptr, pat->len, acl_names[i].name)) cat = acl_names[i].bit;
+            if (!acl_category_by_name(pat->ptr, pat->len, &cat)) cat = 0;
         } else if (arg_is(kind, "pattern")) filter = FILTER_PATTERN;
         else {
             reply_error(c, ERR_SYNTAX);

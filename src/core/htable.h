@@ -80,14 +80,7 @@ struct hnode {
 #define HT_REF(n) (n)
 #include "htable_tmpl.h"
 #ifndef HT_INSTANTIATE_PTR
-#undef HT_
-#undef HT_TABLE
-#undef HT_ITER
-#undef HT_NODE
-#undef HT_LINK
-#undef HT_NIL
-#undef HT_DEREF
-#undef HT_REF
+#include "htable_undef.h"
 #endif
 
 /* The cursor after `cursor` for a table with this mask (0 when done). */

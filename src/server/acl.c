@@ -85,6 +85,7 @@ static const struct {
 
 int acl_category_count(void) { return NCATS; }
 const char *acl_category_name(int i) { return categories[i].name; }
+uint64_t acl_category_bit(int i) { return categories[i].bit; }
 int acl_category_by_name(const char *name, size_t len, uint64_t *bit) {
     for (int i = 0; i < NCATS; i++)
         if (strlen(categories[i].name) == len && !strncasecmp(categories[i].name, name, len)) {

@@ -143,6 +143,7 @@ char *acl_sel_channels(const struct acl_user *u, int i);
 /* Category names in ACL CAT order, and the commands of one (fullnames). */
 int acl_category_count(void);
 const char *acl_category_name(int i);
+uint64_t acl_category_bit(int i);
 int acl_category_by_name(const char *name, size_t len, uint64_t *bit);
 /* ACL SAVE / ACL LOAD: 1, or 0 with the error text. */
 int acl_save(char *err, size_t errsize);

@@ -23,14 +23,7 @@
 #define HT_REF(n) slab_handle(n)
 #include "../core/htable_tmpl.h"
 #ifndef KT_INSTANTIATE
-#undef HT_
-#undef HT_TABLE
-#undef HT_ITER
-#undef HT_NODE
-#undef HT_LINK
-#undef HT_NIL
-#undef HT_DEREF
-#undef HT_REF
+#include "../core/htable_undef.h"
 #endif
 
 #endif
