@@ -5,6 +5,7 @@
  * use so that ASan/TSan see every allocation. The accounting is exact with
  * respect to the allocator's usable sizes. */
 #include "alloc.h"
+#include "slab.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -156,6 +157,8 @@ void hk_allocator_stats(size_t *allocated, size_t *active, size_t *resident) {
 #ifdef HK_MIMALLOC
     size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
     mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+    /* The slab's pages are mapped beside mimalloc's, not through it. */
+    commit += slab_committed_bytes();
     *active = commit;
     *resident = commit;
 #else

@@ -35,9 +35,9 @@ long long hk_thread_allocated(void);
 size_t hk_rss_bytes(void);
 const char *hk_allocator_name(void);
 /* What the allocator holds beyond what was asked of it: `active` the
- * bytes it has committed (mimalloc's count; the same as allocated for the
- * libc allocator of sanitizer builds, which does not say), `resident` the
- * same commit, as mimalloc does not track residency. */
+ * bytes it has committed (mimalloc's count plus the slab's pages; the same
+ * as allocated for the libc allocator of sanitizer builds, which does not
+ * say), `resident` the same commit, as mimalloc does not track residency. */
 void hk_allocator_stats(size_t *allocated, size_t *active, size_t *resident);
 /* Give free memory back to the OS (MEMORY PURGE). */
 void hk_allocator_purge(void);
