@@ -100,7 +100,11 @@ static _Atomic int rw_last_ok = 1, last_write_ok = 1, write_errno, bio_ok = 1, b
 static _Atomic long long stat_rewrites, stat_rw_failures;
 static _Atomic unsigned long long last_cow, delayed_fsync, buffer_len;
 
-unsigned long long aof_buffer_bytes(void) { return atomic_load_explicit(&buffer_len, memory_order_relaxed); }
+unsigned long long aof_buffer_bytes(void) {
+    /* The records waiting in the journal are the AOF's buffer too (what
+     * Redis holds in aof_buf until its write). */
+    return atomic_load_explicit(&buffer_len, memory_order_relaxed) + journal_buffer_bytes();
+}
 static _Atomic long long cur_size, base_size, rewrite_base_size;
 static _Atomic int gate_err; /* what admit_aof_error was last told */
 

@@ -92,10 +92,24 @@ static struct journal_cut dbg_cut;
 static int dbg_cut_set;
 
 #define CHUNK_MIN 4096
-#define CHUNK_MAX (1024 * 1024)
+/* Small enough that an idle stream's last chunk holds little, and that
+ * eviction is not left to make room for a big step at once. */
+#define CHUNK_MAX (64 * 1024)
+
+/* Bytes of the chunks allocated after each stream's first (the records
+ * waiting for the merge, and the chunk they are written into): the AOF's
+ * buffer, which eviction does not count, as Redis does not count its
+ * aof_buf. The first chunks are freed uncounted, hence the floor. */
+static _Atomic long long grown_bytes;
+
+unsigned long long journal_buffer_bytes(void) {
+    long long v = atomic_load_explicit(&grown_bytes, memory_order_relaxed);
+    return v > 0 ? (unsigned long long)v : 0;
+}
 
 static struct jchunk *chunk_new(size_t cap) {
     struct jchunk *c = hk_malloc(sizeof(*c) + cap);
+    atomic_fetch_add_explicit(&grown_bytes, (long long)hk_usable_size(c), memory_order_relaxed);
     atomic_init(&c->next, NULL);
     atomic_init(&c->len, 0);
     c->cap = cap;
@@ -113,6 +127,7 @@ void journal_init(int nworkers) {
         struct jchunk *c = chunk_new(CHUNK_MIN);
         streams[i].tail = streams[i].head = c;
     }
+    atomic_store_explicit(&grown_bytes, 0, memory_order_relaxed);
     expect = hk_calloc(ks.nshards, sizeof(uint64_t));
 }
 
@@ -175,6 +190,7 @@ static const struct jrec *peek(struct jstream *js) {
         if (js->rpos < atomic_load_explicit(&c->len, memory_order_acquire)) return (const struct jrec *)(c->data + js->rpos);
         js->head = n;
         js->rpos = 0;
+        atomic_fetch_sub_explicit(&grown_bytes, (long long)hk_usable_size(c), memory_order_relaxed);
         hk_free(c);
     }
 }

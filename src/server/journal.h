@@ -119,6 +119,9 @@ void journal_attach(journal_sink_fn fn, void *arg);
 /* Merge every record that can be merged now into the sinks, under the
  * reader lock (taken here). Returns the number of records merged. */
 size_t journal_merge(void);
+/* Bytes the streams hold beyond their first chunks: records written and
+ * not yet merged, with the chunks that hold them. Any thread. */
+unsigned long long journal_buffer_bytes(void);
 /* Reader lock held: the number of records each worker's stream has had
  * consumed by the merge (out: one per worker). */
 void journal_consumed(uint64_t *out);
