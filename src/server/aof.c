@@ -561,9 +561,24 @@ static void attach_journal(int on) {
     ls_destroy(&all);
 }
 
+static int hold_wanted(void) { return atomic_load(&state) != AOF_OFF && CFG(appendfsync) == AOF_FSYNC_ALWAYS; }
+
 static void hold_update(void) {
-    int want = atomic_load(&state) != AOF_OFF && CFG(appendfsync) == AOF_FSYNC_ALWAYS;
-    if (atomic_exchange(&journal_hold, want) && !want) journal_release_all();
+    int want = hold_wanted();
+    if (atomic_exchange(&journal_hold, want) && !want) {
+        /* A CONFIG SET appendfsync always may have set it between the
+         * read and the exchange (aof_fsync_policy_changed): keep it. */
+        if (hold_wanted()) atomic_store(&journal_hold, 1);
+        else journal_release_all();
+    }
+}
+
+void aof_fsync_policy_changed(void) {
+    /* Replies wait for their fsync from the first write after CONFIG SET
+     * answers, as Redis applies the policy from the next command; letting
+     * go (another policy) is the journal thread's, at its next turn. */
+    if (hold_wanted()) atomic_store(&journal_hold, 1);
+    jt_wake();
 }
 
 static void sizes_from_manifest(void) {

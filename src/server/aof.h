@@ -63,6 +63,8 @@ struct aof_stats {
     unsigned long long buffer_length, pending_bio_fsync, delayed_fsync;
 };
 void aof_stats_get(struct aof_stats *s);
+/* CONFIG SET appendfsync: under `always`, replies are held from now on. */
+void aof_fsync_policy_changed(void);
 /* Bytes written to the AOF's buffers and not yet to its files, with the
  * journal's records not yet merged into them (journal_buffer_bytes). */
 unsigned long long aof_buffer_bytes(void);

@@ -110,6 +110,7 @@ static int apply_hz(char *err, size_t errsize);
 static int apply_save(char *err, size_t errsize);
 static int apply_dir(char *err, size_t errsize);
 static int apply_appendonly(char *err, size_t errsize);
+static int apply_appendfsync(char *err, size_t errsize);
 static int apply_tls(char *err, size_t errsize);
 static int apply_tls_port(char *err, size_t errsize);
 
@@ -235,7 +236,8 @@ const struct cfg_entry cfg_table[] = {
     BOOL("rdb-del-sync-files", rdb_del_sync_files, "no", 0),
     BOOL("rdb-save-incremental-fsync", rdb_save_incremental_fsync, "yes", 0),
     ENUM("sanitize-dump-payload", sanitize_dump_payload, sanitize_enum, "no", 0),
-    ENUM("appendfsync", appendfsync, appendfsync_enum, "everysec", 0),
+    {"appendfsync", NULL, CFG_ENUM, 0, &cfg.appendfsync, NULL, 0, 0, "everysec", appendfsync_enum, NULL, NULL, NULL,
+     apply_appendfsync},
     STR("appenddirname", appenddirname, "appendonlydir", CFG_IMMUTABLE, NULL),
     STR("appendfilename", appendfilename, "appendonly.aof", CFG_IMMUTABLE, NULL),
     BOOL("aof-use-rdb-preamble", aof_use_rdb_preamble, "yes", 0),
@@ -431,6 +433,13 @@ static int apply_dir(char *err, size_t errsize) {
     if (!ok) snprintf(err, errsize, "%s", strerror(errno));
     hk_free(d);
     return ok;
+}
+
+static int apply_appendfsync(char *err, size_t errsize) {
+    (void)err;
+    (void)errsize;
+    aof_fsync_policy_changed();
+    return 1;
 }
 
 static int apply_appendonly(char *err, size_t errsize) {
