@@ -56,7 +56,7 @@ void memstats_get(struct mem_overhead *m, int locked) {
         m->keys += keys;
         /* MEMORY USAGE counts one bucket handle with each key: what the
          * arrays hold beyond that is the table's overhead. */
-        size_t t = dbytes[d], share = (size_t)keys * sizeof(slab_h);
+        size_t t = dbytes[d], share = (size_t)keys * KV_BUCKET_SHARE;
         t = t > share ? t - share : 0;
         sum += t;
         if (m->ndbs < MEMSTATS_MAX_DB) {

@@ -299,12 +299,17 @@ uint32_t db_snap_mark;
 void (*db_snap_hook)(const struct keyref *k, struct kv *e);
 void (*db_snap_drain)(void);
 
+/* k's entry in its chain of t (not empty), read without moving anything. */
+static struct kv *chain_find(struct ktable *t, const struct keyref *k) {
+    slab_h l = *kt_slot(t, k->hash);
+    for (struct kv *e = l ? slab_ptr(l) : NULL; e; e = kt_next(e))
+        if (key_match(e, k)) return e;
+    return NULL;
+}
+
 struct kv *db_peek_still(const struct keyref *k) {
     struct ktable *t = table_of(k);
-    if (!t->buckets) return NULL;
-    for (slab_h l = *kt_slot(t, k->hash); l; l = ((struct kv *)slab_ptr(l))->next)
-        if (key_match(slab_ptr(l), k)) return slab_ptr(l);
-    return NULL;
+    return t->buckets ? chain_find(t, k) : NULL;
 }
 
 /* A snapshot still has entries of this shard to save: an entry about to
@@ -379,10 +384,7 @@ struct kv *db_peek(const struct keyref *k) {
  * without side effects; db_prefetch's last step. */
 static const struct kv *peek_entry(const struct keyref *k) {
     struct ktable *t = table_of(k);
-    if (t->old || !t->buckets) return NULL;
-    for (slab_h l = t->buckets[k->hash & t->mask]; l; l = ((struct kv *)slab_ptr(l))->next)
-        if (key_match(slab_ptr(l), k)) return slab_ptr(l);
-    return NULL;
+    return t->old || !t->buckets ? NULL : chain_find(t, k);
 }
 
 void db_prefetch(const struct keyref *k, int n, int locked) {

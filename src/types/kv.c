@@ -258,7 +258,7 @@ struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long ex
 
 size_t kv_usage(const struct kv *e, size_t samples) {
     size_t key = (e->flags & KV_F_BIGKEY) ? hk_usable_size((char *)kv_key(e)) : 0;
-    return slab_usable(e) + sizeof(slab_h) + key + ops_of(e)->usage(e, samples);
+    return slab_usable(e) + KV_BUCKET_SHARE + key + ops_of(e)->usage(e, samples);
 }
 
 const char *obj_type_name(int type) {

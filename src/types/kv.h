@@ -184,6 +184,10 @@ struct rawstr *rawstr_reserve(struct rawstr *s, size_t want);
 /* Value lifecycle by type, through the static table of types.h. */
 /* Deep copy of e under another key (COPY): a new, unlinked entry. */
 struct kv *kv_dup(const struct kv *e, const char *key, size_t klen, long long expire);
+/* The share of the keyspace table's bucket arrays MEMORY USAGE counts with
+ * each key (one bucket handle); INFO counts what the arrays hold beyond
+ * it as the table's overhead. */
+#define KV_BUCKET_SHARE sizeof(slab_h)
 /* Bytes of the entry, its table slot and its value (MEMORY USAGE). */
 size_t kv_usage(const struct kv *e, size_t samples);
 /* TYPE's name of a type ("string", "list", ...). */
